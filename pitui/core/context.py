@@ -1,0 +1,251 @@
+"""What the model sees at an entry (format §10, §15).
+
+``build_context_entries`` and ``build_session_context``.
+
+The [new] rules: the latest compaction on the path is expanded; a compaction with ``retainedTail``
+(present and a list, even empty) is a self-contained checkpoint; otherwise ``firstKeptEntryId``
+selects the kept range. pi 1.x additions: a compaction's ``systemMessage`` comes first and replaces
+the system messages of the kept range; ``context_edit`` entries on the path edit or drop messages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from pitui.core.session import EntryMeta, Session
+
+Leaf = str | None | Literal["default"]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRef:
+    provider: str | None
+    model_id: str | None
+
+    def to_json(self) -> dict[str, str | None]:
+        return {"provider": self.provider, "modelId": self.model_id}
+
+
+@dataclass(slots=True)
+class SessionContext:
+    """Messages (as JSON objects, like pi's AgentMessage) plus the settings that apply."""
+
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    thinking_level: str = "off"
+    model: ModelRef | None = None
+    # for each message, the uid of the entry it came from (a compaction yields several)
+    sources: list[str] = field(default_factory=list)
+
+
+def iso_to_ms(timestamp: str | None) -> int | None:
+    if not timestamp:
+        return None
+    try:
+        return int(datetime.fromisoformat(timestamp).timestamp() * 1000)
+    except ValueError:
+        return None
+
+
+def context_settings(path: list[EntryMeta]) -> tuple[str, ModelRef | None]:
+    """Thinking level and model from the full path, last one wins (format §10.2)."""
+    level = "off"
+    model: ModelRef | None = None
+    for meta in path:
+        if meta.type == "thinking_level_change":
+            if meta.level is not None:
+                level = meta.level
+        elif meta.type == "model_change" or (meta.type == "message" and meta.role == "assistant"):
+            model = ModelRef(meta.provider, meta.model)
+    return level, model
+
+
+def _last_compaction(path: list[EntryMeta]) -> int | None:
+    for index in range(len(path) - 1, -1, -1):
+        if path[index].type == "compaction":
+            return index
+    return None
+
+
+def build_context_entries(session: Session, leaf: Leaf = "default") -> list[EntryMeta]:
+    """The entries that make up what the model sees at ``leaf`` (format §10.3, [new] rules)."""
+    path = session.branch(leaf)
+    at = _last_compaction(path)
+    if at is None:
+        return path
+    compaction = path[at]
+    result = [compaction]
+    if not compaction.retained and compaction.first_kept is not None:
+        kept = False
+        drop_system = _has_system_checkpoint(session, compaction)
+        for meta in path[:at]:
+            if not kept and meta.id == compaction.first_kept:
+                kept = True
+            if kept and not (drop_system and meta.type == "message" and meta.role == "system"):
+                result.append(meta)
+    result.extend(path[at + 1 :])
+    return result
+
+
+def _has_system_checkpoint(session: Session, compaction: EntryMeta) -> bool:
+    # Only pi 1.x compactions carry one; re-reading the line is cheap next to building the context.
+    return isinstance(session.raw(compaction).get("systemMessage"), dict)
+
+
+def _as_text_blocks(content: Any) -> Any:
+    return [{"type": "text", "text": content}] if isinstance(content, str) else content
+
+
+def build_session_context(session: Session, leaf: Leaf = "default") -> SessionContext:
+    """Messages, thinking level and model at ``leaf`` (format §10.4)."""
+    path = session.branch(leaf)
+    level, model = context_settings(path)
+    context = SessionContext(thinking_level=level, model=model)
+    entries = build_context_entries(session, leaf)
+    edits = _context_edits(session, path)
+    for meta in entries:
+        etype = meta.type
+        if etype == "message":
+            raw = session.raw(meta)
+            message = raw.get("message")
+            if type(message) is not dict:
+                continue
+            edit = edits.get(meta.id) if meta.id is not None else None
+            if edit is not None:
+                replacement = edit.get("replacement")
+                if replacement is None:
+                    continue
+                message = dict(message)
+                content = replacement.get("content") if type(replacement) is dict else replacement
+                if message.get("role") in ("assistant", "toolResult"):
+                    content = _as_text_blocks(content)
+                message["content"] = content
+            elif (
+                message.get("role") in ("user", "assistant", "toolResult")
+                and message.get("content") is None
+            ):
+                message = dict(message)
+                message["content"] = []
+            context.messages.append(message)
+            context.sources.append(meta.uid)
+        elif etype == "custom_message":
+            raw = session.raw(meta)
+            edit = edits.get(meta.id) if meta.id is not None else None
+            if edit is not None and edit.get("replacement") is None:
+                continue
+            content = raw.get("content")
+            if edit is not None:
+                replacement = edit.get("replacement")
+                content = replacement.get("content") if type(replacement) is dict else replacement
+            custom: dict[str, Any] = {
+                "role": "custom",
+                "customType": raw.get("customType"),
+                "content": [] if content is None else content,
+                "display": raw.get("display"),
+            }
+            if "details" in raw:
+                custom["details"] = raw["details"]
+            custom["timestamp"] = iso_to_ms(meta.timestamp)
+            context.messages.append(custom)
+            context.sources.append(meta.uid)
+        elif etype == "branch_summary":
+            raw = session.raw(meta)
+            summary = raw.get("summary")
+            if summary:
+                context.messages.append(
+                    {
+                        "role": "branchSummary",
+                        "summary": summary,
+                        "fromId": raw.get("fromId"),
+                        "timestamp": iso_to_ms(meta.timestamp),
+                    }
+                )
+                context.sources.append(meta.uid)
+        elif etype == "compaction":
+            if meta is not entries[0]:
+                continue  # an older compaction inside a kept range yields nothing (format §10.4)
+            raw = session.raw(meta)
+            system = raw.get("systemMessage")
+            if isinstance(system, dict):
+                context.messages.append(system)
+                context.sources.append(meta.uid)
+            context.messages.append(
+                {
+                    "role": "compactionSummary",
+                    "summary": raw.get("summary"),
+                    "tokensBefore": raw.get("tokensBefore"),
+                    "timestamp": iso_to_ms(meta.timestamp),
+                }
+            )
+            context.sources.append(meta.uid)
+            tail = raw.get("retainedTail")
+            if type(tail) is list:
+                for message in tail:
+                    if type(message) is dict:
+                        context.messages.append(message)
+                        context.sources.append(meta.uid)
+    return context
+
+
+def _context_edits(session: Session, path: list[EntryMeta]) -> dict[str, dict[str, Any]]:
+    """Latest ``context_edit`` per target among the entries on the active path (format §15)."""
+    edits: dict[str, dict[str, Any]] = {}
+    for meta in path:
+        if meta.type == "context_edit" and meta.target_id is not None:
+            edits[meta.target_id] = session.raw(meta)
+    return edits
+
+
+BRANCH_SUMMARY_PREFIX = (
+    "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+)
+COMPACTION_SUMMARY_PREFIX = (
+    "The conversation history before this point was compacted into the following summary:\n\n"
+    "<summary>\n"
+)
+
+
+def _bash_text(message: dict[str, Any]) -> str:
+    output = message.get("output")
+    text = f"Ran `{message.get('command', '')}`\n"
+    text += f"```\n{output}\n```" if output else "(no output)"
+    exit_code = message.get("exitCode")
+    if message.get("cancelled"):
+        text += "\n\n(command cancelled)"
+    elif type(exit_code) in (int, float) and exit_code != 0:
+        text += f"\n\nCommand exited with code {exit_code}"
+    if message.get("truncated") and message.get("fullOutputPath"):
+        text += f"\n\n[Output truncated. Full output: {message['fullOutputPath']}]"
+    return text
+
+
+def to_llm_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What pi sends to the model for these context messages (format §6.3): the coding-agent roles
+    become user messages; a ``!!`` bash execution (``excludeFromContext``) is dropped."""
+    result: list[dict[str, Any]] = []
+    for message in messages:
+        role = message.get("role")
+        stamp = message.get("timestamp")
+        if role == "bashExecution":
+            if message.get("excludeFromContext"):
+                continue
+            result.append(_user_text(_bash_text(message), stamp))
+        elif role == "custom":
+            content = message.get("content")
+            result.append(
+                {"role": "user", "content": _as_text_blocks(content or []), "timestamp": stamp}
+            )
+        elif role == "branchSummary":
+            text = BRANCH_SUMMARY_PREFIX + f"{message.get('summary', '')}\n</summary>"
+            result.append(_user_text(text, stamp))
+        elif role == "compactionSummary":
+            text = COMPACTION_SUMMARY_PREFIX + f"{message.get('summary', '')}\n</summary>"
+            result.append(_user_text(text, stamp))
+        else:
+            result.append(message)
+    return result
+
+
+def _user_text(text: str, stamp: Any) -> dict[str, Any]:
+    return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": stamp}

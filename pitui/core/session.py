@@ -1,0 +1,913 @@
+"""A session file as a tree index: entries by id, children in pi's order, leaf, labels, name, stats.
+
+Loading keeps only what the tree needs from each line (ids, type, timestamp, a few small fields and
+the line's byte range). Whole entries are decoded again from the file when something shows them, so
+a 200 MB session costs a few hundred bytes per entry, not the size of its content.
+
+Robustness rules are those of spec/session-format.md §14: malformed lines, duplicate headers,
+duplicate ids, orphans, entries without ids and cycles are all reported as problems and handled;
+nothing here raises because of what a file contains. A file that is not a pi session at all raises
+:class:`NotASessionError` (a one-line reason) from :meth:`Session.open`.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import time
+from bisect import insort
+from collections.abc import Iterable, Iterator
+from contextlib import suppress
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+import orjson
+
+from pitui.core import migrate
+from pitui.core.jsonl import Buffer, LineReader, open_buffer, parse_json_line, read_line_at
+from pitui.core.jstext import js_trim
+from pitui.core.problems import Problem, ProblemKind
+
+# A file whose last write is older than this is taken as finished: its unterminated last line is
+# read (pi accepts it) or reported as truncated, instead of being held back as pending.
+SETTLE_SECONDS = 2.0
+
+
+class SessionError(Exception):
+    """A file that cannot be read as a pi session at all; ``str(exc)`` is a one-line reason."""
+
+
+class NotASessionError(SessionError):
+    pass
+
+
+class UnsupportedFormatError(SessionError):
+    pass
+
+
+class UnreadableError(SessionError):
+    pass
+
+
+# parentId absent (not null): pi treats it like a missing parent, so the entry is a root.
+NO_PARENT_KEY: Any = object()
+
+
+class EntryMeta:
+    """What the index keeps of one entry line. ``uid`` is unique in the session (``id`` may not be).
+
+    Type-specific small fields live in one ``info`` tuple (read through the properties below): a
+    record per entry must stay small and quick to build, since a big session has 100k+ of them.
+    """
+
+    __slots__ = (
+        "children",
+        "id",
+        "info",
+        "length",
+        "line",
+        "offset",
+        "parent",
+        "parent_id",
+        "role",
+        "timestamp",
+        "type",
+        "uid",
+        "usage",
+    )
+
+    uid: str
+    id: str | None
+    parent_id: Any
+    type: str
+    timestamp: str | None
+    line: int
+    offset: int
+    length: int
+    parent: EntryMeta | None
+    children: list[EntryMeta] | None
+    role: str | None
+    usage: Any  # (input, output, cacheRead, cacheWrite, totalTokens, cost) as found, or None
+    info: tuple[Any, ...]
+
+    def __init__(self, uid: str, entry_id: str | None, parent_id: Any, etype: str,
+                 timestamp: str | None, line: int, offset: int, length: int) -> None:  # fmt: skip
+        self.uid = uid
+        self.id = entry_id
+        self.parent_id = parent_id
+        self.type = etype
+        self.timestamp = timestamp
+        self.line = line
+        self.offset = offset
+        self.length = length
+        self.parent = None
+        self.children = None
+        self.role = None
+        self.usage = None
+        self.info = ()
+
+    def _field(self, types: tuple[str, ...], index: int) -> Any:
+        kind = self.role if self.type == "message" else self.type
+        return self.info[index] if kind in types and len(self.info) > index else None
+
+    @property
+    def provider(self) -> str | None:
+        """Provider of an assistant message or a model change."""
+        return _str_or_none(self._field(("assistant", "model_change"), 0))
+
+    @property
+    def model(self) -> str | None:
+        return _str_or_none(self._field(("assistant", "model_change"), 1))
+
+    @property
+    def stop_reason(self) -> str | None:
+        return _str_or_none(self._field(("assistant",), 2))
+
+    @property
+    def has_text(self) -> bool:
+        """An assistant message with a text block that is not only white space."""
+        return bool(self._field(("assistant",), 3))
+
+    @property
+    def target_id(self) -> str | None:
+        """Target of a label or a context edit."""
+        return _str_or_none(self._field(("label", "context_edit"), 0))
+
+    @property
+    def label(self) -> str | None:
+        """The label a label entry sets (``None``: it clears)."""
+        return js_truthy_label(self._field(("label",), 1))
+
+    @property
+    def name(self) -> str | None:
+        return _str_or_none(self._field(("session_info",), 0))
+
+    @property
+    def level(self) -> str | None:
+        return _str_or_none(self._field(("thinking_level_change",), 0))
+
+    @property
+    def custom_type(self) -> str | None:
+        return _str_or_none(self._field(("custom", "custom_message", "hookMessage"), 0))
+
+    @property
+    def first_kept(self) -> str | None:
+        value = self._field(("compaction",), 0)
+        return value if isinstance(value, str) and value else None
+
+    @property
+    def retained(self) -> bool:
+        """A compaction whose ``retainedTail`` is present and a list (even empty: §10.3)."""
+        return bool(self._field(("compaction",), 1))
+
+    @property
+    def tokens_before(self) -> float | None:
+        value = self._field(("compaction",), 2)
+        return float(value) if type(value) in (int, float) else None
+
+    @property
+    def tool_call_id(self) -> str | None:
+        return _str_or_none(self._field(("toolResult",), 0))
+
+    def __repr__(self) -> str:
+        what = f"{self.type}/{self.role}" if self.role else self.type
+        return f"<EntryMeta {self.uid} {what} line {self.line}>"
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _num(value: Any) -> float:
+    return float(value) if type(value) in (int, float) else 0.0
+
+
+def _usage(value: Any) -> Any:
+    # Kept as found (validated when summed): building floats for 100k entries costs load time.
+    if type(value) is not dict:
+        return None
+    cost = value.get("cost")
+    get = value.get
+    return (
+        get("input"),
+        get("output"),
+        get("cacheRead"),
+        get("cacheWrite"),
+        get("totalTokens"),
+        cost.get("total") if type(cost) is dict else None,
+    )
+
+
+def js_truthy_label(value: Any) -> str | None:
+    """A label value as pi resolves it: truthy → its display string, falsy → ``None`` (clear)."""
+    if (
+        value is None
+        or value is False
+        or value == ""
+        or (type(value) in (int, float) and not value)
+    ):
+        return None
+    if isinstance(value, str):
+        return value
+    if value is True:
+        return "true"
+    if type(value) is float and value.is_integer():
+        return str(int(value))
+    if type(value) in (int, float):
+        return str(value)
+    return orjson.dumps(value).decode()
+
+
+def _has_visible_text(content: Any) -> bool:
+    if isinstance(content, str):
+        return bool(js_trim(content))
+    if type(content) is list:
+        for block in content:
+            if type(block) is dict and block.get("type") == "text":
+                text = block.get("text")
+                if isinstance(text, str) and js_trim(text):
+                    return True
+    return False
+
+
+# Interned type and role names: one str object shared by every entry instead of one per line.
+_NAMES = {
+    name: name
+    for name in (
+        "message", "thinking_level_change", "model_change", "compaction", "branch_summary",
+        "custom", "custom_message", "label", "session_info", "context_edit", "usage", "user",
+        "assistant", "toolResult", "bashExecution", "hookMessage", "system", "branchSummary",
+        "compactionSummary",
+    )
+}  # fmt: skip
+
+
+def _make_meta(obj: dict[str, Any], line: int, offset: int, length: int) -> EntryMeta:
+    get = obj.get
+    raw_id = get("id")
+    etype = get("type")
+    ts = get("timestamp")
+    if type(raw_id) is str:
+        meta = EntryMeta(raw_id, raw_id, get("parentId", NO_PARENT_KEY),
+                         _NAMES.get(etype, etype) if type(etype) is str else "?",
+                         ts if type(ts) is str else None, line, offset, length)  # fmt: skip
+    else:
+        meta = EntryMeta(f"#{line}", None, get("parentId", NO_PARENT_KEY),
+                         _NAMES.get(etype, etype) if type(etype) is str else "?",
+                         ts if type(ts) is str else None, line, offset, length)  # fmt: skip
+    if etype == "message":
+        message = get("message")
+        if type(message) is dict:
+            role = message.get("role")
+            if type(role) is not str:
+                meta.role = "?"
+                return meta
+            meta.role = _NAMES.get(role, role)
+            if role == "assistant":
+                meta.info = (
+                    message.get("provider"),
+                    message.get("model"),
+                    message.get("stopReason"),
+                    _has_visible_text(message.get("content")),
+                )
+                meta.usage = _usage(message.get("usage"))
+            elif role == "toolResult":
+                meta.info = (message.get("toolCallId"),)
+                usage = message.get("usage")
+                if usage is not None:
+                    meta.usage = _usage(usage)
+            elif role == "custom" or role == "hookMessage":
+                meta.info = (message.get("customType"),)
+        else:
+            meta.role = "?"
+    elif etype == "label":
+        meta.info = (get("targetId"), get("label"))
+    elif etype == "session_info":
+        meta.info = (get("name"),)
+    elif etype == "model_change":
+        meta.info = (get("provider"), get("modelId"))
+    elif etype == "thinking_level_change":
+        meta.info = (get("thinkingLevel"),)
+    elif etype == "compaction":
+        meta.info = (
+            get("firstKeptEntryId"),
+            type(get("retainedTail")) is list,
+            get("tokensBefore"),
+        )
+        meta.usage = _usage(get("usage"))
+    elif etype == "branch_summary" or etype == "usage":
+        meta.usage = _usage(get("usage"))
+    elif etype == "custom" or etype == "custom_message":
+        meta.info = (get("customType"),)
+    elif etype == "context_edit":
+        meta.info = (get("targetId"),)
+    return meta
+
+
+@dataclass(slots=True)
+class Stats:
+    """Message counts and spend over a set of entries (a branch, or the whole file)."""
+
+    entries: int = 0
+    messages: int = 0
+    by_role: dict[str, int] = field(default_factory=dict)
+    input_tokens: float = 0.0
+    output_tokens: float = 0.0
+    cache_read_tokens: float = 0.0
+    cache_write_tokens: float = 0.0
+    total_tokens: float = 0.0
+    cost: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "entries": self.entries,
+            "messages": self.messages,
+            "byRole": dict(self.by_role),
+            "tokens": {
+                "input": int(self.input_tokens),
+                "output": int(self.output_tokens),
+                "cacheRead": int(self.cache_read_tokens),
+                "cacheWrite": int(self.cache_write_tokens),
+                "total": int(self.total_tokens),
+            },
+            "cost": self.cost,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RefreshResult:
+    kind: Literal["unchanged", "grew", "replaced"]
+    new: tuple[EntryMeta, ...] = ()
+
+
+def _child_key(meta: EntryMeta) -> float:
+    return _iso_key(meta.timestamp)
+
+
+def _iso_key(timestamp: str | None) -> float:
+    """Sort key for children: epoch seconds, unparseable timestamps after every parseable one."""
+    if timestamp is None:
+        return float("inf")
+    try:
+        return datetime.fromisoformat(timestamp).timestamp()
+    except ValueError:
+        return float("inf")
+
+
+class Session:
+    """The index of one session file (or of bytes in memory).
+
+    Build it with :meth:`open` or :meth:`from_bytes`.
+    """
+
+    def __init__(self, path: str, data: bytes | None = None) -> None:
+        self.path = path
+        self._data = data  # in-memory content (tests, exports); None = read from ``path``
+        self._fd: int | None = None
+        self.header: dict[str, Any] = {}
+        self.original_version: int = 3
+        self.problems: list[Problem] = []
+        self.entries: list[EntryMeta] = []
+        self.by_uid: dict[str, EntryMeta] = {}
+        self.by_id: dict[str, EntryMeta] = {}  # last occurrence of each id, as pi looks ids up
+        self.roots: list[EntryMeta] = []
+        self.labels: dict[str, str] = {}
+        self.label_times: dict[str, str] = {}
+        self.name: str | None = None
+        self.tool_calls: dict[str, str] = {}  # toolCall id -> uid of the assistant entry holding it
+        self.end_offset = 0
+        self.next_line = 1
+        self.pending = 0
+        self._header_line = b""
+        self._inode: tuple[int, int] | None = None
+        self._ordinals: list[EntryMeta | None] = []  # v1 only: parsed objects, header = None
+        self._v1_first_kept: dict[str, int] = {}
+        self._v1_chain = False  # a v1 file whose entries got ids and one chain on load
+
+    # ------------------------------------------------------------------ loading
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], *, final: bool | None = None) -> Session:
+        """Read a session file. Never writes. ``final=None`` decides by the file's age whether an
+        unterminated last line is pi mid-write (held back) or the end of a finished file."""
+        session = cls(os.fspath(path))
+        try:
+            stat = os.stat(session.path)
+            if final is None:
+                final = time.time() - stat.st_mtime >= SETTLE_SECONDS
+            with open_buffer(session.path) as buf:
+                session._load(buf, final=final)
+            session._inode = (stat.st_dev, stat.st_ino)
+        except IsADirectoryError as exc:
+            raise UnreadableError(f"{session.path}: is a directory") from exc
+        except OSError as exc:
+            raise UnreadableError(f"{session.path}: {exc.strerror or exc}") from exc
+        return session
+
+    @classmethod
+    def from_bytes(cls, data: bytes, path: str = "<memory>", *, final: bool = True) -> Session:
+        session = cls(path, data)
+        session._load(data, final=final)
+        return session
+
+    def _load(self, buf: Buffer, *, final: bool) -> None:
+        reader = LineReader(buf, final=final)
+        entries = self.entries
+        ordinals = self._ordinals
+        header: dict[str, Any] | None = None
+        first_seen = False
+        v1 = False
+        gc_was_enabled = gc.isenabled()
+        gc.disable()  # millions of small objects, no cycles: the collector only costs time here
+        try:
+            for line, offset, length, obj in reader:
+                if not first_seen:
+                    first_seen = True
+                    if line == 1 and obj.get("kind") == "header":
+                        raise UnsupportedFormatError(
+                            f"{self.path}: unsupported v4 harness session "
+                            "(first line is a `kind: header` record)"
+                        )
+                    if obj.get("type") != "session" or not isinstance(obj.get("id"), str):
+                        raise NotASessionError(
+                            f"{self.path}: not a valid pi session "
+                            "(the first JSON line is not a session header with a string id)"
+                        )
+                    header = obj
+                    v1 = migrate.needs_v1_ids(header)
+                    self._header_line = bytes(buf[offset : offset + length])
+                    ordinals.append(None)
+                    continue
+                if obj.get("type") == "session":
+                    self.problems.append(
+                        Problem(
+                            ProblemKind.DUPLICATE_HEADER,
+                            line,
+                            offset,
+                            "a second session header line (ignored, as pi does)",
+                        )
+                    )
+                    if v1:
+                        ordinals.append(None)
+                    continue
+                meta = _make_meta(obj, line, offset, length)
+                if v1:
+                    index = obj.get("firstKeptEntryIndex")
+                    if meta.type == "compaction" and isinstance(index, int | float):
+                        self._v1_first_kept[meta.uid] = int(index)
+                entries.append(meta)
+                if v1:
+                    ordinals.append(meta)
+        finally:
+            if gc_was_enabled:
+                gc.enable()
+        self.problems.extend(reader.problems)
+        self.problems.sort(key=lambda p: p.line)
+        self.end_offset = reader.end_offset
+        self.next_line = reader.next_line_no
+        self.pending = reader.pending
+        if header is None:
+            if reader.pending:
+                raise NotASessionError(
+                    f"{self.path}: no complete session header yet (being written?)"
+                )
+            raise NotASessionError(f"{self.path}: not a valid pi session (no session header)")
+        self.header = header
+        self._migrate()
+        self._index_all()
+
+    def _migrate(self) -> None:
+        version = migrate.header_version(self.header)
+        self.original_version = version
+        if version >= 3:
+            self._ordinals = []
+            return
+        if version < 2:
+            if self.entries and all(m.id is not None for m in self.entries):
+                self.problems.append(
+                    Problem(
+                        ProblemKind.VERSION_TRAP,
+                        self.entries[0].line,
+                        self.entries[0].offset,
+                        "header has no version but entries already have ids: read as a tree "
+                        "(pi would linearize it on open)",
+                    )
+                )
+                self._v1_first_kept.clear()
+                version = 2
+            else:
+                migrate.assign_v1_ids(self.entries, self._ordinals, self._v1_first_kept)
+                self._v1_chain = True
+        self._ordinals = []
+        for meta in self.entries:
+            if meta.role == "hookMessage":
+                meta.role = "custom"
+        self.header = migrate.migrated_header(self.header)
+        first: EntryMeta | None = self.entries[0] if self.entries else None
+        self.problems.append(
+            Problem(
+                ProblemKind.MIGRATED,
+                first.line if first else 1,
+                first.offset if first else 0,
+                f"format version {self.original_version}, migrated to 3 in memory (file untouched)",
+            )
+        )
+
+    def _register_ids(self, metas: Iterable[EntryMeta]) -> bool:
+        """Add metas to the id maps; returns False when a duplicate id forces a full relink."""
+        clean = True
+        for meta in metas:
+            if meta.id is None:
+                self.problems.append(
+                    Problem(
+                        ProblemKind.MISSING_ID, meta.line, meta.offset, "entry has no string id"
+                    )
+                )
+            else:
+                previous = self.by_id.get(meta.id)
+                if previous is not None:
+                    clean = False
+                    del self.by_uid[previous.uid]
+                    previous.uid = f"{previous.id}#{previous.line}"
+                    self.by_uid[previous.uid] = previous
+                    self.problems.append(
+                        Problem(
+                            ProblemKind.DUPLICATE_ID,
+                            meta.line,
+                            meta.offset,
+                            f"id {meta.id!r} was already used on line {previous.line}; "
+                            "lookups use this later entry, the earlier one is kept as "
+                            f"{previous.uid}",
+                        )
+                    )
+                self.by_id[meta.id] = meta
+            self.by_uid[meta.uid] = meta
+        return clean
+
+    def _index_all(self) -> None:
+        entries = self.entries
+        # Fast path (the normal file): every entry has its own string id.
+        by_id = {meta.id: meta for meta in entries if meta.id is not None}
+        if len(by_id) == len(entries):
+            self.by_id = by_id
+            self.by_uid = dict(by_id)
+        else:
+            self.by_uid = {}
+            self.by_id = {}
+            self._register_ids(entries)
+        self._link()
+        self._resolve_labels(entries, reset=True)
+
+    def _resolve_parent(self, meta: EntryMeta, report: bool) -> EntryMeta | None:
+        pid = meta.parent_id
+        if pid is None:
+            return None
+        parent = self.by_id.get(pid) if type(pid) is str else None
+        if parent is None or parent is meta:
+            if report:
+                self._report_parent(meta)
+            return None
+        return parent
+
+    def _report_parent(self, meta: EntryMeta) -> None:
+        pid = meta.parent_id
+        if pid is NO_PARENT_KEY:
+            kind, reason = ProblemKind.ORPHAN, "entry has no parentId; shown as a root"
+        elif type(pid) is str and self.by_id.get(pid) is meta:
+            kind, reason = ProblemKind.SELF_PARENT, "entry is its own parent; shown as a root"
+        else:
+            kind, reason = ProblemKind.ORPHAN, f"parent {pid!r} is not in the file; shown as a root"
+        self.problems.append(Problem(kind, meta.line, meta.offset, reason))
+
+    def _link(self) -> None:
+        """Parents, cycle breaking, children in pi's order and roots, from scratch (no parsing)."""
+        link_kinds = (ProblemKind.ORPHAN, ProblemKind.SELF_PARENT, ProblemKind.CYCLE)
+        self.problems = [p for p in self.problems if p.kind not in link_kinds]
+        by_id = self.by_id
+        entries = self.entries
+        roots: list[EntryMeta] = []
+        branching: list[EntryMeta] = []  # nodes with several children: only these need sorting
+        forward = False  # a parent later in the file: the only way a cycle can form
+        for meta in entries:
+            meta.children = None
+        for meta in entries:
+            pid = meta.parent_id
+            parent = by_id.get(pid) if type(pid) is str else None
+            if parent is None or parent is meta:
+                if pid is not None:
+                    self._report_parent(meta)
+                meta.parent = None
+                roots.append(meta)
+                continue
+            meta.parent = parent
+            if parent.line > meta.line:
+                forward = True
+            children = parent.children
+            if children is None:
+                parent.children = [meta]
+            else:
+                if len(children) == 1:
+                    branching.append(parent)
+                children.append(meta)
+        if forward:
+            # Rare (hand-edited or damaged files): cut cycles, then attach again in file order.
+            self._break_cycles()
+            roots = []
+            branching = []
+            for meta in entries:
+                meta.children = None
+            for meta in entries:
+                parent = meta.parent
+                if parent is None:
+                    roots.append(meta)
+                elif parent.children is None:
+                    parent.children = [meta]
+                else:
+                    if len(parent.children) == 1:
+                        branching.append(parent)
+                    parent.children.append(meta)
+        for meta in branching:
+            meta.children.sort(key=_child_key)  # type: ignore[union-attr]
+        self.roots = roots
+        self.problems.sort(key=lambda p: p.line)
+
+    def _break_cycles(self) -> None:
+        state: dict[str, int] = {}  # uid -> 1 on the current walk, 2 done
+        for start in self.entries:
+            if start.uid in state:
+                continue
+            chain: list[EntryMeta] = []
+            node: EntryMeta | None = start
+            while node is not None and node.uid not in state:
+                state[node.uid] = 1
+                chain.append(node)
+                node = node.parent
+            if node is not None and state[node.uid] == 1:
+                # `node` is where the walk met itself: it becomes a root (format §14, cycles).
+                self.problems.append(
+                    Problem(
+                        ProblemKind.CYCLE,
+                        node.line,
+                        node.offset,
+                        f"parent chain of {node.uid!r} loops back to it; cut there (a root)",
+                    )
+                )
+                node.parent = None
+            for member in chain:
+                state[member.uid] = 2
+
+    def _resolve_labels(self, metas: Iterable[EntryMeta], *, reset: bool) -> None:
+        if reset:
+            self.labels.clear()
+            self.label_times.clear()
+            self.name = None
+            self.tool_calls.clear()
+        for meta in metas:
+            if meta.type == "label":
+                target = meta.target_id
+                if target is None:
+                    continue
+                if meta.label is not None:
+                    # dict order = pi's label map order: a label set again after a clear moves last
+                    self.labels[target] = meta.label
+                    self.label_times[target] = meta.timestamp or ""
+                else:
+                    self.labels.pop(target, None)
+                    self.label_times.pop(target, None)
+            elif meta.type == "session_info":
+                name = js_trim(meta.name) if meta.name is not None else ""
+                self.name = name or None
+        for target in self.labels:
+            if target not in self.by_id:
+                setter = next(
+                    (m for m in self.entries if m.type == "label" and m.target_id == target), None
+                )
+                if setter is not None and not any(
+                    p.kind is ProblemKind.LABEL_TARGET_MISSING and p.line == setter.line
+                    for p in self.problems
+                ):
+                    self.problems.append(
+                        Problem(
+                            ProblemKind.LABEL_TARGET_MISSING,
+                            setter.line,
+                            setter.offset,
+                            f"label for {target!r}, which is not in the file",
+                        )
+                    )
+
+    # ------------------------------------------------------------------ growth
+
+    def refresh(self) -> RefreshResult:
+        """Follow the file: read only what was appended since the last read.
+
+        A file that shrank, changed inode or changed its first line was replaced: it is
+        re-read whole.
+        """
+        if self._data is not None:
+            return RefreshResult("unchanged")
+        try:
+            stat = os.stat(self.path)
+        except OSError as exc:
+            raise UnreadableError(f"{self.path}: {exc.strerror or exc}") from exc
+        replaced = (stat.st_dev, stat.st_ino) != self._inode or stat.st_size < self.end_offset
+        if not replaced and stat.st_size == self.end_offset + self.pending:
+            final = time.time() - stat.st_mtime >= SETTLE_SECONDS
+            if not (final and self.pending):
+                return RefreshResult("unchanged")
+        if not replaced:
+            with open(self.path, "rb") as handle:
+                head = os.pread(handle.fileno(), len(self._header_line), 0)
+            replaced = head.lstrip(b"\xef\xbb\xbf") != self._header_line.lstrip(b"\xef\xbb\xbf")
+        if replaced:
+            fresh = Session.open(self.path)
+            self.close()
+            for slot in (
+                "header", "original_version", "problems", "entries", "by_uid", "by_id", "roots",
+                "labels", "label_times", "name", "tool_calls", "end_offset", "next_line", "pending",
+                "_header_line", "_inode", "_v1_chain",
+            ):  # fmt: skip
+                setattr(self, slot, getattr(fresh, slot))
+            return RefreshResult("replaced", tuple(self.entries))
+        final = time.time() - stat.st_mtime >= SETTLE_SECONDS
+        with open_buffer(self.path) as buf:
+            new = self._extend(buf, final=final)
+        return RefreshResult("grew", tuple(new)) if new else RefreshResult("unchanged")
+
+    def _extend(self, buf: Buffer, *, final: bool) -> list[EntryMeta]:
+        reader = LineReader(buf, self.end_offset, self.next_line, final=final)
+        new: list[EntryMeta] = []
+        for line, offset, length, obj in reader:
+            if obj.get("type") == "session":
+                self.problems.append(
+                    Problem(
+                        ProblemKind.DUPLICATE_HEADER, line, offset, "a second session header line"
+                    )
+                )
+                continue
+            meta = _make_meta(obj, line, offset, length)
+            if self.original_version < 3 and meta.role == "hookMessage":
+                meta.role = "custom"
+            new.append(meta)
+        self.problems.extend(reader.problems)
+        self.end_offset = reader.end_offset
+        self.next_line = reader.next_line_no
+        self.pending = reader.pending
+        if not new:
+            return new
+        # an orphan whose missing parent has just arrived must be re-attached: relink everything
+        waiting = {m.parent_id for m in self.roots if isinstance(m.parent_id, str)}
+        adopts = any(m.id in waiting for m in new)
+        self.entries.extend(new)
+        clean = self._register_ids(new) and not adopts
+        if clean:
+            for meta in new:
+                parent = self._resolve_parent(meta, report=True)
+                meta.parent = parent
+                if parent is None:
+                    self.roots.append(meta)
+                elif parent.children is None:
+                    parent.children = [meta]
+                else:
+                    insort(parent.children, meta, key=_child_key)
+            self._resolve_labels(new, reset=False)
+        else:
+            self._link()
+            self._resolve_labels(self.entries, reset=True)
+        return new
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def id(self) -> str:
+        value = self.header.get("id")
+        return value if isinstance(value, str) else ""
+
+    @property
+    def cwd(self) -> str:
+        value = self.header.get("cwd")
+        return value if isinstance(value, str) else ""
+
+    @property
+    def parent_session(self) -> str | None:
+        value = self.header.get("parentSession")
+        return value if isinstance(value, str) and value else None
+
+    @property
+    def created(self) -> str | None:
+        value = self.header.get("timestamp")
+        return value if isinstance(value, str) else None
+
+    @property
+    def leaf(self) -> EntryMeta | None:
+        """The leaf pi picks on open: the last entry line of the file (format §7.3)."""
+        return self.entries[-1] if self.entries else None
+
+    @property
+    def leaf_id(self) -> str | None:
+        leaf = self.leaf
+        return leaf.uid if leaf is not None else None
+
+    def get(self, uid: str) -> EntryMeta | None:
+        """An entry by unique id; a plain (possibly duplicated) id finds its last occurrence."""
+        return self.by_uid.get(uid)
+
+    def path_to(self, meta: EntryMeta | None) -> list[EntryMeta]:
+        """Root → ``meta`` (format §7.2). Cycles were cut on load, so this always ends."""
+        path: list[EntryMeta] = []
+        node = meta
+        while node is not None:
+            path.append(node)
+            node = node.parent
+        path.reverse()
+        return path
+
+    def resolve_leaf(self, leaf: str | Literal["default"] | None = "default") -> EntryMeta | None:
+        """Leaf for context building (format §10.1): ``None`` means explicitly none; "default" or
+        an unknown id falls back to the last entry in file order."""
+        if leaf is None:
+            return None
+        if leaf != "default":
+            found = self.by_uid.get(leaf)
+            if found is not None:
+                return found
+        return self.leaf
+
+    def branch(self, leaf: str | Literal["default"] | None = "default") -> list[EntryMeta]:
+        return self.path_to(self.resolve_leaf(leaf))
+
+    def children_of(self, meta: EntryMeta | None) -> list[EntryMeta]:
+        if meta is None:
+            return list(self.roots)
+        return list(meta.children or ())
+
+    def iter_preorder(self) -> Iterator[tuple[EntryMeta, int]]:
+        """Depth-first, children in pi's order (timestamp), roots in file order; no recursion."""
+        stack: list[tuple[EntryMeta, int]] = [(root, 0) for root in reversed(self.roots)]
+        while stack:
+            meta, depth = stack.pop()
+            yield meta, depth
+            if meta.children:
+                stack.extend((child, depth + 1) for child in reversed(meta.children))
+
+    def stats(self, metas: Iterable[EntryMeta] | None = None) -> Stats:
+        """Counts and spend over ``metas`` (default: the whole file, every branch)."""
+        stats = Stats()
+        by_role = stats.by_role
+        for meta in self.entries if metas is None else metas:
+            stats.entries += 1
+            if meta.role is not None:
+                stats.messages += 1
+                by_role[meta.role] = by_role.get(meta.role, 0) + 1
+            usage = meta.usage
+            if usage is not None:
+                stats.input_tokens += _num(usage[0])
+                stats.output_tokens += _num(usage[1])
+                stats.cache_read_tokens += _num(usage[2])
+                stats.cache_write_tokens += _num(usage[3])
+                stats.total_tokens += _num(usage[4])
+                stats.cost += _num(usage[5])
+        return stats
+
+    # ------------------------------------------------------------------ whole entries
+
+    def raw(self, meta: EntryMeta) -> dict[str, Any]:
+        """The entry's JSON object, re-read from the file and migrated like the index was."""
+        if self._data is not None:
+            line = self._data[meta.offset : meta.offset + meta.length]
+            if meta.offset == 0:
+                line = line.removeprefix(b"\xef\xbb\xbf")
+        else:
+            if self._fd is None:
+                self._fd = os.open(self.path, os.O_RDONLY)
+            line = read_line_at(self._fd, meta.offset, meta.length)
+        obj, _, _ = parse_json_line(line)
+        if type(obj) is not dict:
+            # the file changed under us; say so through the entry rather than crash
+            obj = {
+                "type": meta.type,
+                "id": meta.id,
+                "parentId": meta.parent_id,
+                "_unreadable": True,
+            }
+        if self.original_version < 3:
+            migrate.patch_entry(obj, meta, v1_chain=self._v1_chain)
+        return obj
+
+    def raws(self, metas: Iterable[EntryMeta]) -> list[dict[str, Any]]:
+        return [self.raw(meta) for meta in metas]
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        with suppress(Exception):
+            self.close()
