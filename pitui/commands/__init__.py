@@ -1,0 +1,1 @@
+"""Sub-commands of the ``pitui`` command line: one module per command, sharing the core."""

@@ -1,0 +1,115 @@
+"""``pitui inspect PATH [--json] [--leaf ID]``: what pitui (and pi) reads from one session file."""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from typing import Any
+
+from pitui.commands.common import CommandError, emit_json, entry_label, format_cost, out
+from pitui.core.context import build_session_context
+from pitui.core.session import Session
+
+
+def add_parser(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "inspect",
+        help="summarise one session file: tree, active branch, context, labels, problems",
+        description="Read one session file (never writing it) and report what pi would see.",
+    )
+    parser.add_argument("path", help="session file (.jsonl)")
+    parser.add_argument(
+        "--json", action="store_true", help="one JSON object, keys named as pi names them"
+    )
+    parser.add_argument(
+        "--leaf", metavar="ID", help="compute branch and context as if ID were the leaf"
+    )
+    parser.set_defaults(run=run)
+
+
+def inspect_json(session: Session, leaf: str | None = None) -> dict[str, Any]:
+    """The ``--json`` report (also used by tests and the doctor)."""
+    leaf_meta = session.get(leaf) if leaf is not None else session.leaf
+    if leaf is not None and leaf_meta is None:
+        raise CommandError(f"entry {leaf!r} is not in {session.path}")
+    leaf_key = leaf_meta.uid if leaf_meta is not None else None
+    branch = session.path_to(leaf_meta)
+    context = build_session_context(session, leaf_key)
+    return {
+        "path": session.path,
+        "id": session.id,
+        "cwd": session.cwd,
+        "name": session.name,
+        "parentSession": session.parent_session,
+        "created": session.created,
+        "version": session.original_version,
+        "leafId": leaf_key,
+        "branchIds": [m.uid for m in branch],
+        "rootIds": [m.uid for m in session.roots],
+        "entryCount": len(session.entries),
+        "context": {
+            "roles": [m.get("role") for m in context.messages],
+            "model": context.model.to_json() if context.model else None,
+            "thinkingLevel": context.thinking_level,
+        },
+        "labels": dict(session.labels),
+        "labelTimestamps": dict(session.label_times),
+        "treePreorder": [[m.uid, depth] for m, depth in session.iter_preorder()],
+        "stats": {"branch": session.stats(branch).to_json(), "file": session.stats().to_json()},
+        "problems": [
+            {"line": p.line, "offset": p.offset, "kind": str(p.kind), "reason": p.reason}
+            for p in session.problems
+        ],
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    with Session.open(args.path, final=True) as session:
+        report = inspect_json(session, args.leaf)
+        if args.json:
+            emit_json(report)
+            return 0
+        _print_summary(session, report)
+    return 0
+
+
+def _print_summary(session: Session, report: dict[str, Any]) -> None:
+    types = Counter(f"{m.role}" if m.type == "message" else m.type for m in session.entries)
+    leaves = sum(1 for m in session.entries if not m.children)
+    version = report["version"]
+    out(f"{session.path}")
+    out(f"  session   {report['id']}" + (f"  “{report['name']}”" if report["name"] else ""))
+    out(f"  cwd       {report['cwd'] or '(none)'}")
+    out(f"  created   {report['created'] or 'unknown time'}")
+    if version != 3:
+        out(f"  format    version {version}, read as 3 (the file is not changed)")
+    if report["parentSession"]:
+        out(f"  forked    from {report['parentSession']}")
+    kinds = ", ".join(f"{n} {t}" for t, n in types.most_common())
+    out(f"  entries   {report['entryCount']} ({kinds or 'none'})")
+    out(f"  tree      {len(report['rootIds'])} root(s), {leaves} branch end(s)")
+    leaf = session.get(report["leafId"]) if report["leafId"] else None
+    if leaf is not None:
+        out(f"  leaf      {entry_label(leaf)}; active branch {len(report['branchIds'])} entries")
+    ctx = report["context"]
+    model = ctx["model"]
+    model_text = f"{model['provider']}/{model['modelId']}" if model else "no model"
+    roles = Counter(ctx["roles"])
+    out(
+        f"  context   {len(ctx['roles'])} messages ("
+        + ", ".join(f"{n} {r}" for r, n in roles.most_common())
+        + f"); {model_text}, thinking {ctx['thinkingLevel']}"
+    )
+    branch, whole = report["stats"]["branch"], report["stats"]["file"]
+    out(
+        f"  spend     branch {branch['tokens']['total']:,} tokens {format_cost(branch['cost'])}"
+        f"; file {whole['tokens']['total']:,} tokens {format_cost(whole['cost'])}"
+    )
+    if report["labels"]:
+        out("  labels")
+        for target, label in report["labels"].items():
+            out(f"    {target}  [{label}]  {report['labelTimestamps'].get(target, '')}")
+    problems = report["problems"]
+    out(f"  problems  {len(problems) or 'none'}")
+    for problem in problems:
+        out(f"    line {problem['line']} (byte {problem['offset']}): {problem['reason']}")
