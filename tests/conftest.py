@@ -48,3 +48,16 @@ def _isolated_dirs(
     monkeypatch.setenv("XDG_DATA_HOME", str(base / "data"))
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(base / "agent"))
     yield
+
+
+@pytest.fixture(autouse=True)
+def _isolated_trash(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """send2trash reads XDG_DATA_HOME once at import: point its home trash at a temp dir."""
+    from send2trash import plat_other
+
+    data = tmp_path_factory.mktemp("data")
+    monkeypatch.setattr(plat_other, "XDG_DATA_HOME", os.fsencode(data))
+    monkeypatch.setattr(plat_other, "HOMETRASH_B", os.fsencode(data / "Trash"))
+    monkeypatch.setattr(plat_other, "HOMETRASH", str(data / "Trash"))

@@ -1,0 +1,335 @@
+"""Every write pitui makes to a session file, in one place (the UI and the commands share it).
+
+The discipline (format §9, brief "Never lose or corrupt a user's session"):
+
+- an append is one ``os.write`` of whole lines on an ``O_APPEND`` descriptor, and only when the file
+  still ends with ``\\n`` (otherwise pi is in the middle of a line: never glue onto it);
+- a rewrite (migrating a v1/v2 file before its first append) goes to a temp file in the same folder,
+  is fsynced, keeps the original's mode, replaces the original by rename, then the folder is
+  fsynced;
+- the session is re-read (``Session.refresh``) before every write, so a write is computed from what
+  is on disk now; a file that grew in the last few seconds is being written by pi, and a write to it
+  needs ``force=True``;
+- ids are 8 lowercase hex chars, unique in the file; timestamps are ISO with milliseconds and ``Z``.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import tempfile
+import time
+import uuid
+from collections.abc import Container, Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pitui.core.jstext import normalize_session_name
+from pitui.core.models import dump_entry, dump_header
+from pitui.core.problems import ProblemKind
+from pitui.core.session import EntryMeta, Session
+
+# A file modified this recently is taken to be written by pi right now.
+BUSY_SECONDS = 3.0
+MARKER_CUSTOM_TYPE = "pitui.branch"
+
+
+class WriteError(Exception):
+    """A write that was refused or failed; ``str(exc)`` is one line and the file is intact."""
+
+
+class FileBusyError(WriteError):
+    """pi is writing this file right now (it grew in the last few seconds, or ends mid-line)."""
+
+
+# ---------------------------------------------------------------------------------------- values
+
+
+def now_iso(clock: float | None = None) -> str:
+    """``2025-01-01T12:34:56.789Z``: UTC, milliseconds, ``Z`` (format §9.3)."""
+    moment = datetime.fromtimestamp(time.time() if clock is None else clock, UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def new_entry_id(taken: Container[str]) -> str:
+    """8 lowercase hex chars not used in the file; a full UUID after 100 collisions (as pi)."""
+    for _ in range(100):
+        candidate = secrets.token_hex(4)
+        if candidate not in taken:
+            return candidate
+    return str(uuid.uuid4())
+
+
+def new_session_id(clock: float | None = None) -> str:
+    """A UUID v7 (time-ordered), as pi [new] makes session ids."""
+    millis = int((time.time() if clock is None else clock) * 1000) & ((1 << 48) - 1)
+    rand = secrets.randbits(74)
+    value = (
+        (millis << 80)
+        | (0x7 << 76)
+        | ((rand >> 62) << 64)
+        | (0b10 << 62)
+        | (rand & ((1 << 62) - 1))
+    )
+    return str(uuid.UUID(int=value))
+
+
+# ---------------------------------------------------------------------------------- raw writes
+
+
+@dataclass(frozen=True, slots=True)
+class FileState:
+    """What the file looked like when a write was computed."""
+
+    inode: tuple[int, int]
+    size: int
+
+
+def file_state(path: str) -> FileState:
+    stat = os.stat(path)
+    return FileState((stat.st_dev, stat.st_ino), stat.st_size)
+
+
+def append_lines(path: str, lines: list[bytes], expect: FileState | None = None) -> FileState:
+    """Append whole lines in one write. Refuses if the file changed since ``expect`` or does not end
+    with a newline. Returns the file's state after the write."""
+    if not lines or not all(line.endswith(b"\n") and b"\n" not in line[:-1] for line in lines):
+        raise WriteError("internal: an append must be whole, single lines")
+    data = b"".join(lines)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_APPEND)
+    except OSError as exc:
+        raise WriteError(f"{path}: cannot open for writing ({exc.strerror or exc})") from exc
+    try:
+        stat = os.fstat(fd)
+        if expect is not None and (
+            (stat.st_dev, stat.st_ino) != expect.inode or stat.st_size != expect.size
+        ):
+            raise FileBusyError(f"{path} changed while pitui was writing; nothing was written")
+        if stat.st_size > 0 and os.pread(fd, 1, stat.st_size - 1) != b"\n":
+            raise FileBusyError(
+                f"{path} ends in the middle of a line (pi is writing it); nothing was written"
+            )
+        written = 0
+        while written < len(data):
+            # O_APPEND puts every chunk at the end; a short write on a regular file means the
+            # disk is full, and the loop then fails with ENOSPC rather than half a line silently.
+            written += os.write(fd, data[written:])
+        os.fsync(fd)
+        after = os.fstat(fd)
+    except OSError as exc:
+        raise WriteError(f"{path}: write failed ({exc.strerror or exc})") from exc
+    finally:
+        os.close(fd)
+    return FileState((after.st_dev, after.st_ino), after.st_size)
+
+
+def atomic_write(path: str, lines: Iterable[bytes], *, exclusive: bool = False) -> None:
+    """Write a whole file: temp file in the same folder, fsync, keep mode, rename, fsync folder.
+
+    With ``exclusive`` the target must not exist (a new session file).
+    """
+    target = Path(path)
+    folder = target.parent
+    mode: int | None = None
+    try:
+        mode = os.stat(target).st_mode & 0o7777
+        if exclusive:
+            raise WriteError(f"{path} already exists; nothing was written")
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise WriteError(f"{path}: {exc.strerror or exc}") from exc
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise WriteError(f"{folder}: cannot write here ({exc.strerror or exc})") from exc
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            for line in lines:
+                handle.write(line)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp, mode if mode is not None else 0o644 & ~_umask())
+        if exclusive:
+            os.link(temp, target)  # fails if the target appeared meanwhile
+            os.unlink(temp)
+        else:
+            os.replace(temp, target)
+        _fsync_dir(folder)
+    except BaseException as exc:
+        with _suppress_oserror():
+            os.unlink(temp)
+        if isinstance(exc, OSError):
+            raise WriteError(
+                f"{path}: write failed ({exc.strerror or exc}); the file is intact"
+            ) from exc
+        raise
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some file systems cannot fsync a directory; the rename is still atomic
+    finally:
+        os.close(fd)
+
+
+class _suppress_oserror:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, exc: object, tb: object) -> bool:
+        return isinstance(exc, OSError)
+
+
+# ------------------------------------------------------------------------ session-level writes
+
+
+def check_writable(session: Session, *, force: bool = False, clock: float | None = None) -> None:
+    """Raise unless pitui may append to this session now (see the module docstring)."""
+    if session.path == "<memory>":
+        raise WriteError("an in-memory session has no file to write")
+    try:
+        stat = os.stat(session.path)
+    except OSError as exc:
+        raise WriteError(f"{session.path}: {exc.strerror or exc}") from exc
+    if session.pending:
+        raise FileBusyError(
+            f"{session.path} ends in the middle of a line (pi is writing it); try again in a moment"
+        )
+    age = (time.time() if clock is None else clock) - stat.st_mtime
+    if not force and age < BUSY_SECONDS:
+        raise FileBusyError(
+            f"{session.path} was written {max(age, 0):.1f}s ago: pi may be working in it "
+            "(use --force, or confirm in the app, to write anyway)"
+        )
+    if any(p.kind is ProblemKind.VERSION_TRAP for p in session.problems) and not force:
+        raise WriteError(
+            f"{session.path} has no format version but already holds a tree; pi would "
+            "linearize it. "
+            "Refusing to rewrite it (use --force to migrate it as pi would read it)"
+        )
+
+
+def fresh(session: Session) -> Session:
+    """Re-read what changed on disk before computing a write (the file may have grown)."""
+    session.refresh()
+    return session
+
+
+def migrate_file(session: Session) -> None:
+    """Rewrite a v1/v2 file as version 3 (atomic), as pi does before writing (format §4.3)."""
+    if session.original_version >= 3:
+        return
+    lines = [dump_header(session.header)]
+    lines.extend(dump_entry(session.raw(meta)) for meta in session.entries)
+    atomic_write(session.path, lines)
+    session.reload()
+
+
+def append_entries(session: Session, entries: list[dict[str, Any]], *, force: bool = False) -> None:
+    """Append entries (already holding ids and parents) to the session's file and index them."""
+    check_writable(session, force=force)
+    migrate_file(session)
+    expect = FileState(session_inode(session), session.end_offset)
+    append_lines(session.path, [dump_entry(entry) for entry in entries], expect)
+    result = session.refresh()
+    if result.kind == "replaced":
+        raise WriteError(f"{session.path} was replaced while writing; re-open it")
+
+
+def session_inode(session: Session) -> tuple[int, int]:
+    stat = os.stat(session.path)
+    return (stat.st_dev, stat.st_ino)
+
+
+def _base(
+    session: Session, entry_type: str, parent: str | None, clock: float | None
+) -> dict[str, Any]:
+    taken = session.by_id
+    return {
+        "type": entry_type,
+        "id": new_entry_id(taken),
+        "parentId": parent,
+        "timestamp": now_iso(clock),
+    }
+
+
+def label_entry(
+    session: Session, target: EntryMeta, label: str | None, *, clock: float | None = None
+) -> dict[str, Any]:
+    """pi's label entry (§8.1): parent = the current leaf, no ``label`` key when clearing."""
+    leaf = session.leaf
+    entry = _base(session, "label", leaf.id if leaf else None, clock)
+    entry["targetId"] = target.id
+    if label:
+        entry["label"] = label
+    return entry
+
+
+def session_info_entry(
+    session: Session, name: str, *, clock: float | None = None
+) -> dict[str, Any]:
+    """pi's ``session_info`` (§8.2): the name trimmed, line breaks → spaces; empty clears."""
+    leaf = session.leaf
+    entry = _base(session, "session_info", leaf.id if leaf else None, clock)
+    entry["name"] = normalize_session_name(name)
+    return entry
+
+
+def resume_point(session: Session, meta: EntryMeta) -> tuple[EntryMeta | None, str | None]:
+    """pi's rule for the new leaf when an entry is chosen in the tree (ui-behaviour §3.13 rule 3).
+
+    A user message or a custom message: its parent becomes the leaf (``None`` for a root) and its
+    text is offered for re-sending; anything else: the entry itself, no text.
+    """
+    from pitui.core.models import content_text_concat
+
+    if (meta.type == "message" and meta.role == "user") or meta.type == "custom_message":
+        raw = session.raw(meta)
+        source = raw.get("message") if meta.type == "message" else raw
+        content = source.get("content") if isinstance(source, dict) else None
+        return meta.parent, content_text_concat(content)
+    return meta, None
+
+
+def switch_entries(
+    session: Session,
+    new_leaf: EntryMeta | None,
+    *,
+    summary: str | None = None,
+    clock: float | None = None,
+) -> list[dict[str, Any]]:
+    """What to append so pi resumes at ``new_leaf`` (format §7.3).
+
+    Without a summary: a context-neutral ``custom`` marker whose parent is the new leaf. With one:
+    a ``branch_summary`` the user typed, child of the new leaf (it goes into context, as pi's own
+    summaries do); ``fromId`` is the abandoned leaf, as pi 1.x writes it.
+    """
+    old_leaf = session.leaf
+    parent = new_leaf.id if new_leaf is not None else None
+    if summary:
+        entry = _base(session, "branch_summary", parent, clock)
+        entry["fromId"] = old_leaf.id if old_leaf is not None and old_leaf.id else "root"
+        entry["summary"] = summary
+        entry["details"] = {"source": "pitui"}
+        entry["fromHook"] = False
+        return [entry]
+    entry = _base(session, "custom", parent, clock)
+    entry["customType"] = MARKER_CUSTOM_TYPE
+    entry["data"] = {"switchedTo": parent, "from": old_leaf.id if old_leaf is not None else None}
+    return [entry]
