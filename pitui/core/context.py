@@ -11,9 +11,9 @@ the system messages of the kept range; ``context_edit`` entries on the path edit
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Literal
 
+from pitui.core.isotime import parse_iso_ms
 from pitui.core.session import EntryMeta, Session
 
 Leaf = str | None | Literal["default"]
@@ -40,12 +40,8 @@ class SessionContext:
 
 
 def iso_to_ms(timestamp: str | None) -> int | None:
-    if not timestamp:
-        return None
-    try:
-        return int(datetime.fromisoformat(timestamp).timestamp() * 1000)
-    except ValueError:
-        return None
+    """An entry's ISO time as the ms timestamp pi gives the message built from it (format §9.3)."""
+    return parse_iso_ms(timestamp)
 
 
 def context_settings(path: list[EntryMeta]) -> tuple[str, ModelRef | None]:

@@ -19,12 +19,12 @@ from bisect import insort
 from collections.abc import Iterable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Literal
 
 import orjson
 
 from pitui.core import migrate
+from pitui.core.isotime import parse_iso_ms
 from pitui.core.jsonl import Buffer, LineReader, open_buffer, parse_json_line, read_line_at
 from pitui.core.jstext import js_trim
 from pitui.core.problems import Problem, ProblemKind
@@ -346,13 +346,9 @@ def _child_key(meta: EntryMeta) -> float:
 
 
 def _iso_key(timestamp: str | None) -> float:
-    """Sort key for children: epoch seconds, unparseable timestamps after every parseable one."""
-    if timestamp is None:
-        return float("inf")
-    try:
-        return datetime.fromisoformat(timestamp).timestamp()
-    except ValueError:
-        return float("inf")
+    """Sort key for children: epoch ms as JavaScript reads it; unparseable ones sort last."""
+    millis = parse_iso_ms(timestamp)
+    return float("inf") if millis is None else float(millis)
 
 
 class Session:
@@ -720,19 +716,19 @@ class Session:
                 head = os.pread(handle.fileno(), len(self._header_line), 0)
             replaced = head.lstrip(b"\xef\xbb\xbf") != self._header_line.lstrip(b"\xef\xbb\xbf")
         if replaced:
-            fresh = Session.open(self.path)
-            self.close()
-            for slot in (
-                "header", "original_version", "problems", "entries", "by_uid", "by_id", "roots",
-                "labels", "label_times", "name", "tool_calls", "end_offset", "next_line", "pending",
-                "_header_line", "_inode", "_v1_chain",
-            ):  # fmt: skip
-                setattr(self, slot, getattr(fresh, slot))
+            self.reload()
             return RefreshResult("replaced", tuple(self.entries))
         final = time.time() - stat.st_mtime >= SETTLE_SECONDS
         with open_buffer(self.path) as buf:
             new = self._extend(buf, final=final)
         return RefreshResult("grew", tuple(new)) if new else RefreshResult("unchanged")
+
+    def reload(self) -> None:
+        """Read the file again from scratch (it was replaced, or pitui rewrote it)."""
+        fresh = Session.open(self.path)
+        self.close()
+        self.__dict__.update(fresh.__dict__)
+        fresh._fd = None  # the descriptor (if any) now belongs to self
 
     def _extend(self, buf: Buffer, *, final: bool) -> list[EntryMeta]:
         reader = LineReader(buf, self.end_offset, self.next_line, final=final)

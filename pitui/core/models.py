@@ -1,0 +1,1104 @@
+"""Pydantic v2 models of everything in a pi session file (spec/session-format.md §3, §5, §6, §15).
+
+Design rules:
+
+- Field names are pi's own (camelCase), so a model reads like the JSON it came from.
+- ``extra="allow"`` everywhere: unknown fields survive, and :func:`to_raw` gives back exactly the
+  object a model was built from (absent optional keys stay absent: dumps use ``exclude_unset``).
+- ``strict=True``: a value of the wrong JSON type is an error, never silently coerced (coercing
+  ``"5"`` to ``5`` would break the round trip and hide damage).
+- Nothing here raises on hostile input. Each level (entry, message, content block) is a
+  *left-to-right* union: first the discriminated union of the known models (validated entirely in
+  pydantic-core, no Python on the happy path), then an ``Unknown*`` model that keeps the raw value.
+  So a bad block only turns that block into :class:`UnknownContent`, a bad message only its
+  :class:`UnknownMessage`; the validation error text is recomputed on demand (``.error``).
+
+The writing side (:func:`dump_entry`, :func:`dump_header`) reproduces ``JSON.stringify`` byte for
+byte: pi's key order (§9.5), JavaScript number formatting and lone-surrogate escapes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import cached_property
+from typing import Annotated, Any, Final, Literal, cast
+
+import orjson
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    TypeAdapter,
+    ValidationError,
+    model_serializer,
+)
+from pydantic_core.core_schema import SerializerFunctionWrapHandler
+
+from pitui.core.isotime import parse_iso_ms
+from pitui.core.jstext import js_trim
+
+__all__ = [
+    "AssistantMessage",
+    "BashExecutionMessage",
+    "BlockType",
+    "BranchSummaryEntry",
+    "BranchSummaryMessage",
+    "CompactionEntry",
+    "CompactionSummaryMessage",
+    "Content",
+    "ContentBlock",
+    "ContextEditEntry",
+    "ContextReplacement",
+    "CustomEntry",
+    "CustomMessage",
+    "CustomMessageEntry",
+    "Entry",
+    "EntryType",
+    "ImageContent",
+    "KnownEntry",
+    "KnownMessage",
+    "LabelEntry",
+    "Message",
+    "MessageEntry",
+    "ModelChangeEntry",
+    "Role",
+    "SessionHeader",
+    "SessionInfoEntry",
+    "SystemCheckpoint",
+    "SystemMessage",
+    "TextContent",
+    "ThinkingContent",
+    "ThinkingLevelChangeEntry",
+    "ToolCall",
+    "ToolResultMessage",
+    "UnknownContent",
+    "UnknownEntry",
+    "UnknownMessage",
+    "Usage",
+    "UsageCost",
+    "UsageEntry",
+    "UserMessage",
+    "content_blocks",
+    "content_text_concat",
+    "dump_entry",
+    "dump_header",
+    "dump_json_line",
+    "is_user_or_assistant_with_content",
+    "js_number",
+    "js_truthy",
+    "message_text",
+    "order_entry_keys",
+    "order_header_keys",
+    "parse_content",
+    "parse_entry",
+    "parse_header",
+    "parse_iso_ms",
+    "parse_message",
+    "to_raw",
+]
+
+# JSON numbers: pi writes integers without a fraction; keep int vs float exactly as parsed.
+Number = int | float
+
+
+# ------------------------------------------------------------------------------------------------
+# String constants
+
+
+class Role:
+    """``message.role`` values (format §6.2, §15)."""
+
+    USER: Final = "user"
+    ASSISTANT: Final = "assistant"
+    TOOL_RESULT: Final = "toolResult"
+    BASH_EXECUTION: Final = "bashExecution"
+    CUSTOM: Final = "custom"
+    HOOK_MESSAGE: Final = "hookMessage"  # v2 name of "custom" (format §4.2)
+    BRANCH_SUMMARY: Final = "branchSummary"
+    COMPACTION_SUMMARY: Final = "compactionSummary"
+    SYSTEM: Final = "system"  # pi 1.x
+    ALL: Final = frozenset(
+        {
+            USER,
+            ASSISTANT,
+            TOOL_RESULT,
+            BASH_EXECUTION,
+            CUSTOM,
+            HOOK_MESSAGE,
+            BRANCH_SUMMARY,
+            COMPACTION_SUMMARY,
+            SYSTEM,
+        }
+    )
+
+
+class EntryType:
+    """Entry ``type`` values (format §5, §15); ``SESSION`` is the header's type, not an entry."""
+
+    SESSION: Final = "session"
+    MESSAGE: Final = "message"
+    THINKING_LEVEL_CHANGE: Final = "thinking_level_change"
+    MODEL_CHANGE: Final = "model_change"
+    COMPACTION: Final = "compaction"
+    BRANCH_SUMMARY: Final = "branch_summary"
+    CUSTOM: Final = "custom"
+    CUSTOM_MESSAGE: Final = "custom_message"
+    LABEL: Final = "label"
+    SESSION_INFO: Final = "session_info"
+    CONTEXT_EDIT: Final = "context_edit"  # pi 1.x
+    USAGE: Final = "usage"  # pi 1.x
+    ALL: Final = frozenset(
+        {
+            MESSAGE,
+            THINKING_LEVEL_CHANGE,
+            MODEL_CHANGE,
+            COMPACTION,
+            BRANCH_SUMMARY,
+            CUSTOM,
+            CUSTOM_MESSAGE,
+            LABEL,
+            SESSION_INFO,
+            CONTEXT_EDIT,
+            USAGE,
+        }
+    )
+
+
+class BlockType:
+    """Content block ``type`` values (format §6.1)."""
+
+    TEXT: Final = "text"
+    IMAGE: Final = "image"
+    THINKING: Final = "thinking"
+    TOOL_CALL: Final = "toolCall"
+    ALL: Final = frozenset({TEXT, IMAGE, THINKING, TOOL_CALL})
+
+
+# ------------------------------------------------------------------------------------------------
+# Base classes
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        strict=True,
+        protected_namespaces=(),
+        # Inputs can be megabytes of base64 or tool output: keep them out of error texts.
+        hide_input_in_errors=True,
+    )
+
+
+class _UnknownBase(_Model):
+    """Carries a value that no known model accepted; dumps back to that value unchanged."""
+
+    raw: Any
+
+    @model_serializer(mode="plain")
+    def _serialize_raw(self) -> Any:
+        return self.raw
+
+    def _raw_str(self, key: str) -> str | None:
+        value = self.raw.get(key) if isinstance(self.raw, dict) else None
+        return value if isinstance(value, str) else None
+
+
+def _validation_error_text(
+    raw: Any, tag_key: str, known: Mapping[str, type[BaseModel]], what: str
+) -> str | None:
+    """Why ``raw`` fell back to an Unknown model; ``None`` when its tag is simply not known."""
+    if not isinstance(raw, dict):
+        return f"{what} is not a JSON object"
+    model = known.get(raw[tag_key]) if isinstance(raw.get(tag_key), str) else None
+    if model is None:
+        return None if isinstance(raw.get(tag_key), str) else f"{what} has no string {tag_key!r}"
+    try:
+        model.model_validate(raw)
+    except ValidationError as exc:
+        return str(exc)
+    return None  # only reached for a hand-built Unknown model wrapping a valid value
+
+
+# ------------------------------------------------------------------------------------------------
+# Content blocks (format §6.1)
+
+
+class TextContent(_Model):
+    type: Literal["text"]
+    text: str
+    textSignature: Any = None  # opaque provider data
+
+
+class ImageContent(_Model):
+    type: Literal["image"]
+    data: str  # base64
+    mimeType: str
+
+
+class ThinkingContent(_Model):
+    type: Literal["thinking"]
+    thinking: str
+    thinkingSignature: Any = None  # opaque; holds the payload when redacted
+    redacted: bool | None = None
+
+
+class ToolCall(_Model):
+    type: Literal["toolCall"]
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    thoughtSignature: Any = None
+
+
+_BLOCK_MODELS: dict[str, type[BaseModel]] = {
+    BlockType.TEXT: TextContent,
+    BlockType.IMAGE: ImageContent,
+    BlockType.THINKING: ThinkingContent,
+    BlockType.TOOL_CALL: ToolCall,
+}
+
+
+class UnknownContent(_UnknownBase):
+    """A block of an unknown type, a known type with bad fields, or a non-object list item."""
+
+    @property
+    def type(self) -> str | None:
+        return self._raw_str("type")
+
+    @cached_property
+    def error(self) -> str | None:
+        return _validation_error_text(self.raw, "type", _BLOCK_MODELS, "content block")
+
+
+def _wrap_unknown_content(value: Any) -> Any:
+    return value if isinstance(value, UnknownContent) else UnknownContent(raw=value)
+
+
+KnownBlock = Annotated[
+    TextContent | ImageContent | ThinkingContent | ToolCall, Field(discriminator="type")
+]
+ContentBlock = Annotated[
+    KnownBlock | Annotated[UnknownContent, BeforeValidator(_wrap_unknown_content)],
+    Field(union_mode="left_to_right"),
+]
+# `content` of a message: missing or null (treat as empty), a string, or a list of blocks.
+Content = str | list[ContentBlock] | None
+
+
+# ------------------------------------------------------------------------------------------------
+# Usage (format §6.2): old files have partial objects, newer builds add fields.
+
+
+class UsageCost(_Model):
+    input: Number = 0
+    output: Number = 0
+    cacheRead: Number = 0
+    cacheWrite: Number = 0
+    total: Number = 0
+
+
+class Usage(_Model):
+    input: Number = 0
+    output: Number = 0
+    cacheRead: Number = 0
+    cacheWrite: Number = 0
+    totalTokens: Number = 0
+    cost: UsageCost = Field(default_factory=UsageCost)
+
+
+# ------------------------------------------------------------------------------------------------
+# Messages (format §6.2, §15). Only `role` is required: a message missing a field pi normally
+# writes is still shown as what it is; a field of the wrong type makes it an UnknownMessage.
+
+
+class _MessageBase(_Model):
+    # Each subclass declares `timestamp` (epoch ms) itself, where pi writes it, so that a dumped
+    # model comes out in pi's usual key order (only the raw dict guarantees the exact bytes).
+    role: str
+
+
+class UserMessage(_MessageBase):
+    role: Literal["user"]
+    content: Content = None
+    timestamp: Number | None = None
+
+
+class AssistantMessage(_MessageBase):
+    role: Literal["assistant"]
+    content: Content = None
+    api: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    thinkingLevel: str | None = None  # pi 1.x: the level requested for this reply
+    usage: Usage | None = None
+    stopReason: str | None = None  # stop, length, toolUse, error, aborted, ... (opaque)
+    errorMessage: str | None = None
+    timestamp: Number | None = None
+
+    @property
+    def responseId(self) -> str | None:
+        value = (self.model_extra or {}).get("responseId")
+        return value if isinstance(value, str) else None
+
+    @property
+    def responseModel(self) -> str | None:
+        value = (self.model_extra or {}).get("responseModel")
+        return value if isinstance(value, str) else None
+
+
+class ToolResultMessage(_MessageBase):
+    role: Literal["toolResult"]
+    toolCallId: str | None = None
+    toolName: str | None = None
+    content: Content = None
+    details: Any = None
+    usage: Usage | None = None
+    isError: bool | None = None
+    timestamp: Number | None = None
+
+
+class BashExecutionMessage(_MessageBase):
+    role: Literal["bashExecution"]
+    command: str | None = None
+    output: str | None = None
+    exitCode: Number | None = None
+    cancelled: bool | None = None
+    truncated: bool | None = None
+    fullOutputPath: str | None = None
+    timestamp: Number | None = None
+    excludeFromContext: bool | None = None  # true for `!!` commands
+
+
+class CustomMessage(_MessageBase):
+    role: Literal["custom", "hookMessage"]  # hookMessage: v2 name, kept as read (migration renames)
+    customType: str | None = None
+    content: Content = None
+    display: bool | None = None
+    details: Any = None
+    timestamp: Number | None = None
+
+
+class BranchSummaryMessage(_MessageBase):
+    role: Literal["branchSummary"]
+    summary: str | None = None
+    fromId: str | None = None
+    timestamp: Number | None = None
+
+
+class CompactionSummaryMessage(_MessageBase):
+    role: Literal["compactionSummary"]
+    summary: str | None = None
+    tokensBefore: Number | None = None
+    timestamp: Number | None = None
+
+
+class SystemMessage(_MessageBase):
+    """pi 1.x system prompt declaration (first one) or patch (later ones)."""
+
+    role: Literal["system"]
+    content: Content = None
+    sections: dict[str, str | None] | None = None  # name -> text, or None to remove the section
+    toolsAdded: list[dict[str, Any]] | None = None  # tool declarations {name, description, ...}
+    toolsRemoved: list[Any] | None = None  # pi 1.6.0 writes [{"name": ...}]
+    timestamp: Number | None = None
+
+
+_MESSAGE_MODELS: dict[str, type[BaseModel]] = {
+    Role.USER: UserMessage,
+    Role.ASSISTANT: AssistantMessage,
+    Role.TOOL_RESULT: ToolResultMessage,
+    Role.BASH_EXECUTION: BashExecutionMessage,
+    Role.CUSTOM: CustomMessage,
+    Role.HOOK_MESSAGE: CustomMessage,
+    Role.BRANCH_SUMMARY: BranchSummaryMessage,
+    Role.COMPACTION_SUMMARY: CompactionSummaryMessage,
+    Role.SYSTEM: SystemMessage,
+}
+
+
+class UnknownMessage(_UnknownBase):
+    """A message of an unknown role, a known role with bad fields, or a non-object value."""
+
+    @property
+    def role(self) -> str | None:
+        return self._raw_str("role")
+
+    @cached_property
+    def error(self) -> str | None:
+        return _validation_error_text(self.raw, "role", _MESSAGE_MODELS, "message")
+
+
+def _wrap_unknown_message(value: Any) -> Any:
+    return value if isinstance(value, UnknownMessage) else UnknownMessage(raw=value)
+
+
+_UnknownMessageField = Annotated[UnknownMessage, BeforeValidator(_wrap_unknown_message)]
+
+KnownMessage = Annotated[
+    UserMessage
+    | AssistantMessage
+    | ToolResultMessage
+    | BashExecutionMessage
+    | CustomMessage
+    | BranchSummaryMessage
+    | CompactionSummaryMessage
+    | SystemMessage,
+    Field(discriminator="role"),
+]
+Message = Annotated[KnownMessage | _UnknownMessageField, Field(union_mode="left_to_right")]
+# compaction.systemMessage: a system checkpoint; anything else is kept as an UnknownMessage.
+SystemCheckpoint = Annotated[
+    SystemMessage | _UnknownMessageField, Field(union_mode="left_to_right")
+]
+
+
+# ------------------------------------------------------------------------------------------------
+# Header (format §3)
+
+
+class SessionHeader(_Model):
+    type: Literal["session"]
+    version: Number = 1  # absent means 1
+    id: str
+    timestamp: str | None = None  # ISO
+    cwd: str | None = None  # may be missing in very old files
+    parentSession: str | None = None
+    # Known fields whose value had the wrong type; kept so that the round trip stays exact.
+    _invalid: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @property
+    def invalid_fields(self) -> dict[str, Any]:
+        """Known header fields that were dropped because of their type (see parse_header)."""
+        return dict(self._invalid)
+
+    @model_serializer(mode="wrap")
+    def _serialize_with_invalid(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if self._invalid and isinstance(data, dict):
+            data.update(self._invalid)
+        return data
+
+
+# ------------------------------------------------------------------------------------------------
+# Entries (format §5, §15)
+
+
+class _EntryBase(_Model):
+    type: str
+    # Absent in v1 files until migration; absent vs null parentId survives the round trip.
+    id: str | None = None
+    parentId: str | None = None
+    timestamp: str | None = None  # ISO, kept as written: see parse_iso_ms
+
+
+class MessageEntry(_EntryBase):
+    type: Literal["message"]
+    message: Message
+
+
+class ThinkingLevelChangeEntry(_EntryBase):
+    type: Literal["thinking_level_change"]
+    thinkingLevel: str  # off, minimal, low, medium, high, xhigh, ... (opaque)
+
+
+class ModelChangeEntry(_EntryBase):
+    type: Literal["model_change"]
+    provider: str
+    modelId: str
+
+
+class CompactionEntry(_EntryBase):
+    type: Literal["compaction"]
+    summary: str
+    tokensBefore: Number
+    firstKeptEntryId: str | None = None
+    firstKeptEntryIndex: int | None = None  # v1 only; migration turns it into firstKeptEntryId
+    # Absent/null and [] differ: [] is a self-contained checkpoint keeping nothing (format §10.3).
+    retainedTail: list[Message] | None = None
+    usage: Usage | None = None
+    details: Any = None
+    fromHook: bool | None = None
+    systemMessage: SystemCheckpoint | None = None  # pi 1.x
+
+    @property
+    def has_retained_tail(self) -> bool:
+        """pi's rule: present as an array, even empty, means 'self-contained checkpoint'."""
+        return isinstance(self.retainedTail, list)
+
+
+class BranchSummaryEntry(_EntryBase):
+    type: Literal["branch_summary"]
+    fromId: str
+    summary: str
+    usage: Usage | None = None
+    details: Any = None
+    fromHook: bool | None = None
+
+
+class CustomEntry(_EntryBase):
+    type: Literal["custom"]
+    customType: str
+    data: Any = None
+
+
+class CustomMessageEntry(_EntryBase):
+    type: Literal["custom_message"]
+    customType: str
+    content: Content = None
+    display: bool | None = None
+    details: Any = None
+
+
+class LabelEntry(_EntryBase):
+    type: Literal["label"]
+    targetId: str
+    # Any: a non-string label is coerced for display (format §8.1 Robust). Absent or null = clear;
+    # `"label" in entry.model_fields_set` tells absent from null.
+    label: Any = None
+
+    @property
+    def clears(self) -> bool:
+        """True when this entry removes the target's label (absent, null, "" or falsy)."""
+        return not js_truthy(self.label)
+
+    @property
+    def label_text(self) -> str | None:
+        """The label value as text for display (``""`` stays ``""``); None when absent or null."""
+        if self.label is None:
+            return None
+        return self.label if isinstance(self.label, str) else _js_string_of(self.label)
+
+
+class SessionInfoEntry(_EntryBase):
+    type: Literal["session_info"]
+    name: str | None = None
+
+    @property
+    def display_name(self) -> str | None:
+        """The name as pi 1.x uses it: JavaScript-trimmed; empty or absent means no name."""
+        if self.name is None:
+            return None
+        return js_trim(self.name) or None
+
+
+class ContextReplacement(_Model):
+    """``context_edit.replacement``: pi 1.6.0 writes ``{"content": <string or blocks>}``."""
+
+    content: Content = None
+
+
+class ContextEditEntry(_EntryBase):
+    type: Literal["context_edit"]
+    targetId: str
+    replacement: ContextReplacement | None = None
+
+    @property
+    def removes(self) -> bool:
+        """True when the edit drops the target from the context (``replacement: null``)."""
+        return self.replacement is None
+
+
+class UsageEntry(_EntryBase):
+    type: Literal["usage"]
+    kind: str | None = None  # unknown kinds are normal usage
+    provider: str | None = None
+    model: str | None = None
+    usage: Usage | None = None
+
+
+_ENTRY_MODELS: dict[str, type[BaseModel]] = {
+    EntryType.MESSAGE: MessageEntry,
+    EntryType.THINKING_LEVEL_CHANGE: ThinkingLevelChangeEntry,
+    EntryType.MODEL_CHANGE: ModelChangeEntry,
+    EntryType.COMPACTION: CompactionEntry,
+    EntryType.BRANCH_SUMMARY: BranchSummaryEntry,
+    EntryType.CUSTOM: CustomEntry,
+    EntryType.CUSTOM_MESSAGE: CustomMessageEntry,
+    EntryType.LABEL: LabelEntry,
+    EntryType.SESSION_INFO: SessionInfoEntry,
+    EntryType.CONTEXT_EDIT: ContextEditEntry,
+    EntryType.USAGE: UsageEntry,
+}
+
+
+class UnknownEntry(_UnknownBase):
+    """An entry of an unknown type, a known type with bad fields, or a non-object line.
+
+    The common fields are read from the raw value when they have the right type.
+    """
+
+    @property
+    def type(self) -> str | None:
+        return self._raw_str("type")
+
+    @property
+    def id(self) -> str | None:
+        return self._raw_str("id")
+
+    @property
+    def parentId(self) -> str | None:
+        return self._raw_str("parentId")
+
+    @property
+    def timestamp(self) -> str | None:
+        return self._raw_str("timestamp")
+
+    @cached_property
+    def error(self) -> str | None:
+        return _validation_error_text(self.raw, "type", _ENTRY_MODELS, "entry")
+
+
+def _wrap_unknown_entry(value: Any) -> Any:
+    return value if isinstance(value, UnknownEntry) else UnknownEntry(raw=value)
+
+
+KnownEntry = Annotated[
+    MessageEntry
+    | ThinkingLevelChangeEntry
+    | ModelChangeEntry
+    | CompactionEntry
+    | BranchSummaryEntry
+    | CustomEntry
+    | CustomMessageEntry
+    | LabelEntry
+    | SessionInfoEntry
+    | ContextEditEntry
+    | UsageEntry,
+    Field(discriminator="type"),
+]
+Entry = Annotated[
+    KnownEntry | Annotated[UnknownEntry, BeforeValidator(_wrap_unknown_entry)],
+    Field(union_mode="left_to_right"),
+]
+
+# Built once: the whole validation tree is compiled into pydantic-core here.
+_ENTRY_ADAPTER: TypeAdapter[Any] = TypeAdapter(Entry)
+_MESSAGE_ADAPTER: TypeAdapter[Any] = TypeAdapter(Message)
+_CONTENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(Content)
+
+
+# ------------------------------------------------------------------------------------------------
+# Parsing and the round trip
+
+
+def parse_entry(raw: Any) -> Entry:
+    """Validate one parsed line (not the header). Never raises: falls back to UnknownEntry."""
+    return cast(Entry, _ENTRY_ADAPTER.validate_python(raw))
+
+
+def parse_message(raw: Any) -> Message:
+    """Validate one AgentMessage. Never raises: falls back to UnknownMessage."""
+    return cast(Message, _MESSAGE_ADAPTER.validate_python(raw))
+
+
+def parse_content(raw: Any) -> Content:
+    """Validate a ``content`` value; a value that is not null/string/list comes back as None."""
+    try:
+        return cast(Content, _CONTENT_ADAPTER.validate_python(raw))
+    except ValidationError:
+        return None
+
+
+def parse_header(raw: Any) -> SessionHeader | None:
+    """The header if ``raw`` is one pi accepts (``type == "session"`` and a string ``id``).
+
+    Never raises. A header field of the wrong type (say ``"cwd": 5``) does not reject the header
+    (pi only checks type and id): the field reads as absent and is kept in ``invalid_fields`` so
+    that :func:`to_raw` still returns the original object.
+    """
+    if (
+        not isinstance(raw, dict)
+        or raw.get("type") != "session"
+        or not isinstance(raw.get("id"), str)
+    ):
+        return None
+    try:
+        return SessionHeader.model_validate(raw)
+    except ValidationError as exc:
+        bad = {str(err["loc"][0]) for err in exc.errors() if err["loc"]}
+    kept = {key: value for key, value in raw.items() if key not in bad}
+    try:
+        header = SessionHeader.model_validate(kept)
+    except ValidationError:
+        return None
+    header._invalid = {key: raw[key] for key in raw if key in bad}
+    return header
+
+
+def to_raw(model: BaseModel) -> Any:
+    """The JSON value a model stands for: the object it was built from, keys absent stay absent."""
+    return model.model_dump(mode="python", exclude_unset=True)
+
+
+# ------------------------------------------------------------------------------------------------
+# Text helpers
+
+
+def _block_texts(content: Any) -> list[str] | None:
+    """Texts of the text blocks of a list content (models or raw dicts); None if not a list."""
+    if not isinstance(content, list):
+        return None
+    texts: list[str] = []
+    for block in content:
+        if isinstance(block, TextContent):
+            texts.append(block.text)
+        elif isinstance(block, dict) and block.get("type") == "text":
+            text = block.get("text")
+            if isinstance(text, str):
+                texts.append(text)
+    return texts
+
+
+def _content_of(message: Any) -> Any:
+    if isinstance(message, UnknownMessage):
+        return message.raw.get("content") if isinstance(message.raw, dict) else None
+    if isinstance(message, dict):
+        return message.get("content")
+    return getattr(message, "content", None)
+
+
+def message_text(message: Any) -> str:
+    """Text of a message as the picker sees it (format §12.2).
+
+    A string content as is; text blocks joined with one space; no trimming; no text -> "".
+    Accepts a message model (UnknownMessage included: its raw content is used) or a raw dict.
+    """
+    content = _content_of(message)
+    if isinstance(content, str):
+        return content
+    texts = _block_texts(content)
+    return " ".join(texts) if texts else ""
+
+
+def content_text_concat(content: Any) -> str:
+    """Text of a content for the tree (ui-behaviour §3.6): text blocks concatenated, no separator.
+
+    Cutting to 200 characters is left to the caller (not every use cuts).
+    """
+    if isinstance(content, str):
+        return content
+    texts = _block_texts(content)
+    return "".join(texts) if texts else ""
+
+
+def content_blocks(content: Any) -> list[Any]:
+    """A content as a list of blocks: None -> [], a string -> one TextContent, a list as is."""
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [TextContent(type="text", text=content)]
+    if isinstance(content, list):
+        return list(content)
+    return []
+
+
+def is_user_or_assistant_with_content(message: Any) -> bool:
+    """pi's picker filter for text and activity time (format §12.2).
+
+    Role ``user`` or ``assistant`` and a ``content`` key present (pi tests ``"content" in message``,
+    so ``content: null`` counts). Accepts a message model or a raw dict.
+    """
+    if isinstance(message, UnknownMessage):
+        raw = message.raw
+        return (
+            isinstance(raw, dict)
+            and raw.get("role") in (Role.USER, Role.ASSISTANT)
+            and ("content" in raw)
+        )
+    if isinstance(message, dict):
+        return message.get("role") in (Role.USER, Role.ASSISTANT) and "content" in message
+    if isinstance(message, UserMessage | AssistantMessage):
+        return "content" in message.model_fields_set
+    return False
+
+
+def js_truthy(value: Any) -> bool:
+    """JavaScript truthiness of a JSON value: "", 0, false, null and absent are false."""
+    if value is None or value is False:
+        return False
+    if isinstance(value, str):
+        return value != ""
+    if isinstance(value, int | float):
+        return value == value and value != 0  # NaN and 0 are falsy
+    return True  # objects and arrays, even empty ones
+
+
+def _js_string_of(value: Any) -> str:
+    """``String(value)`` for a JSON value (used to display a non-string label)."""
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return js_number(value)
+    if isinstance(value, list):
+        return ",".join("" if item is None else _js_string_of(item) for item in value)
+    if isinstance(value, dict):
+        return "[object Object]"
+    return str(value)
+
+
+# ------------------------------------------------------------------------------------------------
+# Timestamps
+
+# The ECMAScript date-time string format (what `new Date(s)` parses without falling back to
+# engine-specific heuristics), with V8's tolerance of a space or lower-case t/z.
+# ------------------------------------------------------------------------------------------------
+# Writing: pi's exact bytes (format §9.4, §9.5)
+
+_HEADER_ORDER: Final = ("type", "version", "id", "timestamp", "cwd", "parentSession")
+_COMMON: Final = ("type", "id", "parentId", "timestamp")
+_ENTRY_KEY_ORDER: Final[dict[str, tuple[str, ...]]] = {
+    EntryType.MESSAGE: (*_COMMON, "message"),
+    EntryType.THINKING_LEVEL_CHANGE: (*_COMMON, "thinkingLevel"),
+    EntryType.MODEL_CHANGE: (*_COMMON, "provider", "modelId"),
+    # v1 wrote firstKeptEntryIndex where v2+ writes firstKeptEntryId. The position of
+    # retainedTail is taken from the spec's example (after tokensBefore); 1.6.0 writes usage
+    # between details and fromHook and systemMessage last.
+    EntryType.COMPACTION: (
+        *_COMMON,
+        "summary",
+        "firstKeptEntryId",
+        "firstKeptEntryIndex",
+        "tokensBefore",
+        "retainedTail",
+        "details",
+        "usage",
+        "fromHook",
+        "systemMessage",
+    ),
+    EntryType.BRANCH_SUMMARY: (*_COMMON, "fromId", "summary", "details", "usage", "fromHook"),
+    EntryType.CUSTOM: ("type", "customType", "data", "id", "parentId", "timestamp"),
+    EntryType.CUSTOM_MESSAGE: (
+        "type",
+        "customType",
+        "content",
+        "display",
+        "details",
+        "id",
+        "parentId",
+        "timestamp",
+    ),
+    EntryType.LABEL: (*_COMMON, "targetId", "label"),
+    EntryType.SESSION_INFO: (*_COMMON, "name"),
+    EntryType.CONTEXT_EDIT: (*_COMMON, "targetId", "replacement"),
+    EntryType.USAGE: (*_COMMON, "kind", "provider", "model", "usage"),
+}
+
+
+def _ordered(obj: Mapping[str, Any], order: tuple[str, ...]) -> dict[str, Any]:
+    out = {key: obj[key] for key in order if key in obj}
+    for key, value in obj.items():
+        if key not in out:
+            out[key] = value
+    return out
+
+
+def order_entry_keys(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of an entry with pi's key order for its type (§9.5); unknown keys follow, in order.
+
+    Unknown types keep their order. Nested objects are not reordered: pi writes them as built.
+    """
+    entry_type = entry.get("type")
+    order = _ENTRY_KEY_ORDER.get(entry_type) if isinstance(entry_type, str) else None
+    return dict(entry) if order is None else _ordered(entry, order)
+
+
+def order_header_keys(header: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of a header with pi's key order (§9.5); unknown keys follow in their order."""
+    return _ordered(header, _HEADER_ORDER)
+
+
+def js_number(value: float) -> str:
+    """``JSON.stringify`` of a number: shortest round-trip digits in JavaScript's notation.
+
+    Python's ``repr`` and JavaScript both print the shortest digit string that round-trips (the
+    closest one on ties), so only the layout differs: JavaScript uses plain notation for
+    1e-7 <= |x| < 1e21, no ``.0`` on integral values, and ``e+``/``e-`` exponents otherwise.
+    """
+    if value != value or value in (float("inf"), float("-inf")):
+        return "null"
+    if value == 0:
+        return "0"  # -0 too
+    text = repr(float(value))
+    sign = ""
+    if text[0] == "-":
+        sign, text = "-", text[1:]
+    mantissa, _, exp_text = text.partition("e")
+    exponent = int(exp_text) if exp_text else 0
+    int_part, _, frac_part = mantissa.partition(".")
+    if int_part == "0":
+        stripped = frac_part.lstrip("0")
+        point = exponent - (len(frac_part) - len(stripped))  # value = 0.<digits> * 10**point
+        digits = stripped.rstrip("0")
+    else:
+        point = len(int_part) + exponent
+        digits = (int_part + frac_part).rstrip("0")
+    count = len(digits)
+    if count <= point <= 21:
+        body = digits + "0" * (point - count)
+    elif 0 < point <= 21:
+        body = digits[:point] + "." + digits[point:]
+    elif -6 < point <= 0:
+        body = "0." + "0" * -point + digits
+    else:
+        exp = point - 1
+        body = digits[0] + ("." + digits[1:] if count > 1 else "") + ("e+" if exp >= 0 else "e-")
+        body += str(abs(exp))
+    return sign + body
+
+
+_INT64_MIN: Final = -(2**63)
+_UINT64_MAX: Final = 2**64 - 1
+
+
+def _js_numbers(obj: Any) -> Any:
+    """Copy of a JSON value where every number orjson would print unlike JavaScript is a Fragment.
+
+    orjson and JavaScript agree on non-integral floats with 1e-4 <= |x| < 1e16; everything else
+    (``7.5e-6`` vs ``0.0000075``, ``1.0`` vs ``1``, ``1e+16`` vs ``10000000000000000``) and
+    integers beyond 64 bits are pre-rendered.
+    """
+    kind = type(obj)
+    if kind is str:
+        return obj  # the commonest leaf first
+    if kind is dict:
+        return {key: _js_numbers(value) for key, value in obj.items()}
+    if kind is list:
+        return [_js_numbers(value) for value in obj]
+    if kind is float:
+        magnitude = abs(obj)
+        if 1e-4 <= magnitude < 1e16 and not obj.is_integer():
+            return obj
+        return orjson.Fragment(js_number(obj).encode())
+    if kind is int and not _INT64_MIN <= obj <= _UINT64_MAX:
+        return orjson.Fragment(str(obj).encode())
+    return obj
+
+
+# What JSON.stringify escapes in a string: the quote, the backslash, C0 controls and (ES2019
+# well-formed JSON.stringify) lone surrogates. Everything else, U+2028 included, is written raw.
+_JS_ESCAPE_RE = re.compile('[\\x00-\\x1f"\\\\\ud800-\udfff]')
+_JS_ESCAPES: Final = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+}
+
+
+def _js_escape_char(match: re.Match[str]) -> str:
+    char = match.group()
+    return _JS_ESCAPES.get(char) or f"\\u{ord(char):04x}"
+
+
+def _js_string(text: str) -> str:
+    # A high + low surrogate pair stored as two code points is one character to JavaScript.
+    joined = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+    return '"' + _JS_ESCAPE_RE.sub(_js_escape_char, joined) + '"'
+
+
+class _Piece(str):
+    """Literal output text on the encoder's work stack (as opposed to a value still to encode)."""
+
+    __slots__ = ()
+
+
+_OPEN_OBJECT: Final = _Piece("{")
+_CLOSE_OBJECT: Final = _Piece("}")
+_OPEN_ARRAY: Final = _Piece("[")
+_CLOSE_ARRAY: Final = _Piece("]")
+_COMMA: Final = _Piece(",")
+
+
+def _js_scalar(obj: Any) -> str:
+    if isinstance(obj, str):
+        return _js_string(str(obj))
+    if obj is None:
+        return "null"
+    if obj is True:
+        return "true"
+    if obj is False:
+        return "false"
+    if isinstance(obj, int):
+        return str(int(obj))
+    if isinstance(obj, float):
+        return js_number(float(obj))
+    raise TypeError(f"{type(obj).__name__} is not JSON serializable")
+
+
+def _js_stringify(root: Any) -> str:
+    """Pure-Python compact ``JSON.stringify``, iterative so that nesting depth is not limited.
+
+    Used when orjson refuses a value (lone surrogates, nesting deeper than its limit).
+    """
+    out: list[str] = []
+    stack: list[Any] = [root]
+    while stack:
+        item = stack.pop()
+        if type(item) is _Piece:
+            out.append(item)
+        elif isinstance(item, dict):
+            parts: list[Any] = [_OPEN_OBJECT]
+            for key, value in item.items():
+                if not isinstance(key, str):
+                    raise TypeError(f"JSON object keys must be str, not {type(key).__name__}")
+                if len(parts) > 1:
+                    parts.append(_COMMA)
+                parts.append(_Piece(_js_string(key) + ":"))
+                parts.append(value)
+            parts.append(_CLOSE_OBJECT)
+            stack.extend(reversed(parts))
+        elif isinstance(item, list | tuple):
+            parts = [_OPEN_ARRAY]
+            for value in item:
+                if len(parts) > 1:
+                    parts.append(_COMMA)
+                parts.append(value)
+            parts.append(_CLOSE_ARRAY)
+            stack.extend(reversed(parts))
+        else:
+            out.append(_js_scalar(item))
+    return "".join(out)
+
+
+def dump_json_line(obj: Any) -> bytes:
+    """``JSON.stringify(obj) + "\\n"`` as UTF-8, keys in the order they are in ``obj``.
+
+    orjson does the work; numbers are pre-rendered the JavaScript way. A string orjson refuses
+    (lone surrogates, which stdlib ``json.loads`` produces for pi's ``"\\ud83d"`` escapes) sends
+    the value through a pure-Python encoder that escapes them as pi did, so the line is lossless;
+    the same encoder takes values nested deeper than orjson allows (254 levels).
+    """
+    try:
+        return orjson.dumps(_js_numbers(obj), option=orjson.OPT_APPEND_NEWLINE)
+    except (orjson.JSONEncodeError, RecursionError):
+        pass  # the pure encoder handles these, or raises TypeError for non-JSON values
+    return (_js_stringify(obj) + "\n").encode("utf-8")
+
+
+def dump_entry(entry: Mapping[str, Any] | BaseModel) -> bytes:
+    """One entry line exactly as pi writes it: pi's key order (§9.5), compact, ``\\n``-terminated.
+
+    Raises TypeError for values that are not JSON (sets, objects, non-str keys).
+    """
+    raw = to_raw(entry) if isinstance(entry, BaseModel) else entry
+    if not isinstance(raw, Mapping):
+        raise TypeError("an entry must be a JSON object")
+    return dump_json_line(order_entry_keys(raw))
+
+
+def dump_header(header: Mapping[str, Any] | BaseModel) -> bytes:
+    """The header line exactly as pi writes it (key order ``type, version, id, timestamp, cwd,
+    parentSession``, then any other keys in their order)."""
+    raw = to_raw(header) if isinstance(header, BaseModel) else header
+    if not isinstance(raw, Mapping):
+        raise TypeError("a header must be a JSON object")
+    return dump_json_line(order_header_keys(raw))
