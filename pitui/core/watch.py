@@ -1,11 +1,11 @@
 """Following the sessions folder while pitui is open: watchfiles changes → typed session events.
 
-One recursive watch over the sessions root (so new project folders show up too), debounced far
-below watchfiles' 1.6 s default. Each file has a cursor (inode, byte offset, first line): a file that
-grew yields only its new complete entries, parsed from the offset; a shrunk file, a new inode or a
-changed first line is "replaced" (re-read whole); an unterminated last line waits for the next
-event and is never an error while the file grows. Where native watching fails the watcher falls
-back to polling and says so.
+One recursive watch over the sessions root (so new project folders show up too), debounced
+far below watchfiles' 1.6 s default. Each file has a cursor (inode, byte offset, first line): a
+file that grew yields only its new complete entries, parsed from the offset; a shrunk file, a new
+inode or a changed first line is "replaced" (re-read whole); an unterminated last line waits for
+the next event and is never an error while the file grows. Where native watching fails the
+watcher falls back to polling and says so.
 """
 
 from __future__ import annotations
