@@ -333,3 +333,165 @@ def switch_entries(
     entry["customType"] = MARKER_CUSTOM_TYPE
     entry["data"] = {"switchedTo": parent, "from": old_leaf.id if old_leaf is not None else None}
     return [entry]
+
+
+# ------------------------------------------------------------------- additions for the manager
+
+
+def entry_base(
+    taken: Container[str], entry_type: str, parent: str | None, *, clock: float | None = None
+) -> dict[str, Any]:
+    """The common fields of a new entry (format §5.1): a fresh id not in ``taken``, the parent,
+    the time of appending. Callers add the type's own fields after these (pi's key order, §9.5,
+    is applied when the line is written)."""
+    return {
+        "type": entry_type,
+        "id": new_entry_id(taken),
+        "parentId": parent,
+        "timestamp": now_iso(clock),
+    }
+
+
+def new_header(
+    cwd: str,
+    *,
+    parent_session: str | None = None,
+    session_id: str | None = None,
+    clock: float | None = None,
+) -> dict[str, Any]:
+    """A version-3 header as pi writes it (format §3); ``parentSession`` only when there is one."""
+    header: dict[str, Any] = {
+        "type": "session",
+        "version": 3,
+        "id": session_id if session_id is not None else new_session_id(clock),
+        "timestamp": now_iso(clock),
+        "cwd": cwd,
+    }
+    if parent_session is not None:
+        header["parentSession"] = parent_session
+    return header
+
+
+def has_assistant(entries: Iterable[dict[str, Any]]) -> bool:
+    """pi's first-flush condition (format §9.1): a ``message`` entry with role ``assistant``."""
+    for entry in entries:
+        message = entry.get("message")
+        if (
+            entry.get("type") == "message"
+            and isinstance(message, dict)
+            and message.get("role") == "assistant"
+        ):
+            return True
+    return False
+
+
+def append_owned_entries(
+    session: Session,
+    entries: list[dict[str, Any]],
+    *,
+    last_write: FileState | None,
+    force: bool = False,
+) -> FileState:
+    """:func:`append_entries` for a writer that keeps a file across writes (the SessionManager).
+
+    The file is re-read first. A file still exactly as this writer left it (``last_write``: same
+    inode and size) is not "busy", however recent its modification time: the writer itself was
+    the last to write it. Anything else goes through :func:`check_writable`. Returns the file's
+    state after the write, to pass as ``last_write`` next time.
+    """
+    result = session.refresh()
+    if result.kind == "replaced":
+        last_write = None
+    current = file_state(session.path)
+    if last_write is None or current != last_write or session.pending:
+        check_writable(session, force=force)
+    migrate_file(session)
+    expect = FileState(session_inode(session), session.end_offset)
+    state = append_lines(session.path, [dump_entry(entry) for entry in entries], expect)
+    if session.refresh().kind == "replaced":
+        raise WriteError(f"{session.path} was replaced while writing; re-open it")
+    return state
+
+
+def first_flush(path: str, header: dict[str, Any], entries: list[dict[str, Any]]) -> FileState:
+    """Create a session file with its header and every entry so far, as pi's first flush does
+    (format §9.1), but atomically and exclusively: an existing file is never overwritten."""
+    lines = [dump_header(header), *(dump_entry(entry) for entry in entries)]
+    atomic_write(path, lines, exclusive=True)
+    return file_state(path)
+
+
+def initialize_blank_file(
+    path: str, header: dict[str, Any], entries: list[dict[str, Any]]
+) -> FileState:
+    """First flush into an existing file that holds nothing but white space (pi initializes such
+    files on open, format §14). Checked again right before the atomic replace: a file that got
+    content meanwhile is refused, never overwritten."""
+    if not is_blank_file(path):
+        raise WriteError(f"{path} is no longer empty; nothing was written")
+    lines = [dump_header(header), *(dump_entry(entry) for entry in entries)]
+    atomic_write(path, lines)
+    return file_state(path)
+
+
+_BLANK_LIMIT = 1 << 20
+
+
+def is_blank_file(path: str) -> bool:
+    """A file of 0 bytes or only ASCII white space (what pi treats as "empty", format §14)."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(_BLANK_LIMIT + 1)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise WriteError(f"{path}: {exc.strerror or exc}") from exc
+    return len(data) <= _BLANK_LIMIT and not data.strip()
+
+
+def branch_file_entries(
+    session: Session, leaf: EntryMeta, *, clock: float | None = None
+) -> list[dict[str, Any]]:
+    """The entries of a new file holding only the branch root → ``leaf`` (format §11.1, [new]).
+
+    Label entries are left out of the path and the rest is re-chained (each entry's parent is the
+    previous kept one), so nothing is orphaned where a label used to sit (pi 0.73.1's bug). Then,
+    for every label currently set (§8.1) on a kept entry, a label entry is chained after the path,
+    in pi's label-map order, with the label's original time. Kept entries keep their ids; an entry
+    without a usable id (damaged files only) gets a fresh one, so the new file is well-formed.
+    Shared by ``SessionManager.create_branched_session`` and ``pitui extract``.
+    """
+    kept = [meta for meta in session.path_to(leaf) if meta.type != "label"]
+    out: list[dict[str, Any]] = []
+    used: set[str] = set()
+    original_ids: set[str] = set()
+    previous: str | None = None
+    for meta in kept:
+        raw = session.raw(meta)
+        entry_id = raw.get("id")
+        if isinstance(entry_id, str):
+            original_ids.add(entry_id)
+        if not isinstance(entry_id, str) or entry_id in used:
+            entry_id = new_entry_id(used)
+            raw["id"] = entry_id
+        raw["parentId"] = previous
+        used.add(entry_id)
+        out.append(raw)
+        previous = entry_id
+    for target, label in session.labels.items():
+        if target not in original_ids:
+            continue
+        entry_id = new_entry_id(used)
+        used.add(entry_id)
+        out.append(
+            {
+                "type": "label",
+                "id": entry_id,
+                "parentId": previous,
+                "timestamp": session.label_times.get(target) or now_iso(clock),
+                "targetId": target,
+                "label": label,
+            }
+        )
+        previous = entry_id
+    return out

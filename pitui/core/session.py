@@ -725,7 +725,10 @@ class Session:
 
     def reload(self) -> None:
         """Read the file again from scratch (it was replaced, or pitui rewrote it)."""
-        fresh = Session.open(self.path)
+        self.replace_with(Session.open(self.path))
+
+    def replace_with(self, fresh: Session) -> None:
+        """Take over a freshly read index of the same file (objects holding ``self`` stay valid)."""
         self.close()
         self.__dict__.update(fresh.__dict__)
         fresh._fd = None  # the descriptor (if any) now belongs to self

@@ -1,0 +1,76 @@
+"""``pitui extract PATH ENTRY-ID [-o NEW]``: the branch ending at an entry as a new session file.
+
+The same computation as ``SessionManager.create_branched_session`` (pi's ``/fork``, format §11.1,
+without pi 0.73.1's orphans): labels dropped from the path and re-added after it with their
+original time, the rest re-chained, ``parentSession`` pointing at the source.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from pitui.commands.common import CommandError, emit_json, out
+
+
+def add_parser(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "extract",
+        help="write the branch ending at an entry as a new session file (pi's /fork)",
+        description="Write the path root → ENTRY-ID as a new session (new id, parentSession = "
+        "the source), where pi would put it (the source's folder) unless -o names the file. "
+        "The source file is not changed; an existing file is never overwritten.",
+    )
+    parser.add_argument("session", metavar="PATH|ID-PREFIX", help="session file or id prefix")
+    parser.add_argument("entry", metavar="ENTRY-ID", help="last entry of the branch to extract")
+    parser.add_argument("-o", "--output", metavar="NEW", help="the new file (must not exist)")
+    parser.add_argument("--json", action="store_true", help="report as JSON")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import os
+
+    from pitui.core import edit
+    from pitui.core.manager import find_entry, find_session
+    from pitui.core.paths import session_file_name
+    from pitui.core.session import Session
+
+    try:
+        path = find_session(args.session)
+        with Session.open(path) as session:
+            leaf = find_entry(session, args.entry)
+            entries = edit.branch_file_entries(session, leaf)
+            if not edit.has_assistant(entries):
+                raise CommandError(
+                    f"the branch ending at {leaf.uid} has no assistant message; pi writes no "
+                    "file for such a session (it would add a second header later). Nothing "
+                    "was written"
+                )
+            header = edit.new_header(session.cwd, parent_session=path)
+            cwd = session.cwd
+        if args.output:
+            target = os.path.abspath(args.output)
+        else:
+            target = os.path.join(
+                os.path.dirname(path), session_file_name(header["timestamp"], header["id"])
+            )
+        edit.first_flush(target, header, entries)
+    except (edit.WriteError, LookupError) as exc:
+        raise CommandError(str(exc)) from exc
+    labels = sum(1 for e in entries if e["type"] == "label")
+    report = {
+        "path": target,
+        "id": header["id"],
+        "cwd": cwd,
+        "parentSession": path,
+        "leafId": entries[-1]["id"],
+        "entries": len(entries),
+        "labels": labels,
+    }
+    if args.json:
+        emit_json(report)
+    else:
+        out(f"wrote {target}")
+        out(f"  {len(entries) - labels} entries and {labels} labels from {path}")
+    return 0

@@ -1,0 +1,62 @@
+"""``pitui label PATH ENTRY-ID LABEL|--clear``: set or clear a label as pi's tree does."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from pitui.commands.common import CommandError, emit_json, out
+
+
+def add_parser(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "label",
+        help="set or clear the label of an entry (a label entry, as pi writes it)",
+        description="Append a label entry, as pi's tree selector does: the label is trimmed; an "
+        "empty label or --clear removes it. Labels are global to the session (every branch sees "
+        "them) and never enter the model's context.",
+    )
+    parser.add_argument("session", metavar="PATH|ID-PREFIX", help="session file or id prefix")
+    parser.add_argument("entry", metavar="ENTRY-ID", help="entry id (or a unique prefix)")
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("label", metavar="LABEL", nargs="?", help="the label text")
+    what.add_argument("--clear", action="store_true", help="remove the entry's label")
+    parser.add_argument("--json", action="store_true", help="report as JSON")
+    parser.add_argument(
+        "--force", action="store_true", help="write even if pi wrote the file seconds ago"
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pitui.core import edit
+    from pitui.core.jstext import js_trim
+    from pitui.core.manager import find_entry, find_session
+    from pitui.core.session import Session
+
+    text = None if args.clear else js_trim(args.label) or None
+    try:
+        path = find_session(args.session)
+        with Session.open(path) as session:
+            target = find_entry(edit.fresh(session), args.entry)
+            if target.id is None or session.by_id.get(target.id) is not target:
+                raise CommandError(
+                    f"entry {target.uid} has no id of its own in the file; pi cannot label it"
+                )
+            entry = edit.label_entry(session, target, text)
+            edit.append_entries(session, [entry], force=args.force)
+            report = {
+                "path": path,
+                "targetId": target.id,
+                "label": session.labels.get(target.id),
+                "entryId": entry["id"],
+            }
+    except (edit.WriteError, LookupError) as exc:
+        raise CommandError(str(exc)) from exc
+    if args.json:
+        emit_json(report)
+    elif report["label"] is None:
+        out(f"cleared the label of {report['targetId']} in {path}")
+    else:
+        out(f"labelled {report['targetId']} “{report['label']}” in {path}")
+    return 0

@@ -1,0 +1,302 @@
+"""``pitui rm``: sessions to the trash, one by one or in bulk.
+
+``pitui rm PATH|ID-PREFIX...`` trashes the named sessions. ``pitui rm --all|--cwd DIR`` selects
+sessions of every folder or of one folder, narrowed by ``--older-than`` (pi's ``modified``: the
+last user or assistant message, format §12.2), ``--empty`` (no user or assistant text),
+``--max-messages`` and ``--match`` (the picker's search). The selection is listed first, with the
+forks that name each session as their parent; ``--dry-run`` stops there, otherwise the user
+confirms (or passes ``--yes``). Files go to the trash (freedesktop: ``pitui restore`` brings them
+back); a session pi wrote in the last seconds is left alone unless ``--force``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pitui.commands.common import CommandError, emit_json, out
+from pitui.core.paths import normalize_session_path, shorten_home
+
+if TYPE_CHECKING:
+    from pitui.core.store import Store
+    from pitui.core.summary import SessionInfo
+
+# The core (pydantic models, search) is imported when the command runs: `pitui --help` and the
+# other commands start without it.
+
+_DURATION = re.compile(r"(\d+)([smhdw])")
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def add_parser(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "rm",
+        help="move sessions to the trash: by path or id, or in bulk (--all/--cwd with filters)",
+        description="Move sessions to the trash (pitui restore brings them back). Name them, or "
+        "select them with --all or --cwd DIR and narrow with the filters. The selection is "
+        "listed, with the forks of each session, and must be confirmed unless --yes.",
+    )
+    parser.add_argument(
+        "sessions", metavar="PATH|ID-PREFIX", nargs="*", help="session files or id prefixes"
+    )
+    scope = parser.add_mutually_exclusive_group()
+    scope.add_argument("--all", action="store_true", help="select the sessions of every folder")
+    scope.add_argument("--cwd", metavar="DIR", help="select the sessions of folder DIR")
+    parser.add_argument(
+        "--older-than",
+        metavar="AGE",
+        type=_age,
+        help="only sessions last active before AGE ago (30d, 12h, 2w; s m h d w)",
+    )
+    parser.add_argument(
+        "--empty", action="store_true", help="only sessions without user or assistant text"
+    )
+    parser.add_argument(
+        "--max-messages", metavar="N", type=_count, help="only sessions with at most N messages"
+    )
+    parser.add_argument(
+        "--match", metavar="QUERY", help="only sessions the picker's search finds for QUERY"
+    )
+    parser.add_argument("--dry-run", action="store_true", help="list the selection, trash nothing")
+    parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    parser.add_argument("--json", action="store_true", help="report as JSON")
+    parser.add_argument(
+        "--force", action="store_true", help="trash sessions pi wrote in the last seconds too"
+    )
+    parser.set_defaults(run=run, parser=parser)
+
+
+def _age(text: str) -> float:
+    match = _DURATION.fullmatch(text.strip())
+    if match is None:
+        raise argparse.ArgumentTypeError(f"not an age: {text!r} (examples: 90d, 12h, 2w)")
+    return int(match[1]) * _UNIT_SECONDS[match[2]]
+
+
+def _count(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"not a count: {text!r}")
+    return int(text)
+
+
+@dataclass(slots=True)
+class Candidate:
+    path: str
+    info: SessionInfo | None  # None: the file is not a readable session
+    forks: list[str] = field(default_factory=list)
+    skipped: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        from pitui.core.search import display_title
+
+        info = self.info
+        return {
+            "path": self.path,
+            "id": info.id if info else None,
+            "name": info.name if info else None,
+            "title": display_title(info.name, info.first_message) if info else None,
+            "cwd": info.cwd if info else None,
+            "modified": info.modified_iso if info else None,
+            "messageCount": info.message_count if info else None,
+            "forks": list(self.forks),
+        }
+
+
+def _validate(args: argparse.Namespace) -> None:
+    from pitui.core.search import parse_query
+
+    parser: argparse.ArgumentParser = args.parser
+    bulk = args.all or args.cwd is not None
+    filters = (
+        args.older_than is not None
+        or args.empty
+        or args.max_messages is not None
+        or args.match is not None
+    )
+    if args.sessions and bulk:
+        parser.error("name sessions or select them with --all/--cwd, not both")
+    if not args.sessions and not bulk:
+        parser.error("name the sessions to trash, or select them with --all or --cwd DIR")
+    if filters and not bulk:
+        parser.error("--older-than, --empty, --max-messages and --match need --all or --cwd")
+    if args.match is not None and parse_query(args.match).error is not None:
+        parser.error(f"--match: {parse_query(args.match).error}")
+
+
+def _info_for(path: str) -> SessionInfo | None:
+    from pitui.core.summary import SessionInfo, summarise_file
+
+    summary = summarise_file(path)
+    if summary.row is None:
+        return None
+    info = SessionInfo.from_row(path, summary.key[0], summary.row)
+    info.all_messages_text = summary.text
+    return info
+
+
+def _select(
+    args: argparse.Namespace, everything: list[SessionInfo], store: Store
+) -> list[Candidate]:
+    from pitui.core.manager import find_session
+    from pitui.core.search import parse_query, score
+    from pitui.core.store import Store
+
+    known = {normalize_session_path(i.path): i for i in everything}
+    if args.sessions:
+        chosen: list[Candidate] = []
+        seen: set[str] = set()
+        for arg in args.sessions:
+            path = find_session(arg)
+            key = normalize_session_path(path)
+            if key in seen:
+                continue
+            seen.add(key)
+            info = known.get(key)
+            chosen.append(Candidate(path, info if info is not None else _info_for(path)))
+        return chosen
+    if args.all:
+        infos = everything
+    else:
+        with Store(cwd=args.cwd) as folder:
+            infos = folder.load("current")
+    now_ms = time.time() * 1000
+    query = None
+    if args.match is not None:
+        query = parse_query(args.match)
+        store.load_texts(infos)
+    selected: list[Candidate] = []
+    for info in infos:
+        if args.older_than is not None and info.modified >= now_ms - args.older_than * 1000:
+            continue
+        if args.empty and info.text_length > 0:
+            continue
+        if args.max_messages is not None and info.message_count > args.max_messages:
+            continue
+        if query is not None and score(query, info.search_text) is None:
+            continue
+        selected.append(Candidate(info.path, info))
+    return selected
+
+
+def _link_forks(candidates: list[Candidate], everything: list[SessionInfo]) -> None:
+    children: dict[str, list[str]] = {}
+    for info in everything:
+        if info.parent_session_path:
+            parent = normalize_session_path(info.parent_session_path)
+            children.setdefault(parent, []).append(info.path)
+    for candidate in candidates:
+        candidate.forks = sorted(children.get(normalize_session_path(candidate.path), []))
+
+
+def _mark_busy(candidates: list[Candidate], force: bool, explicit: bool) -> None:
+    from pitui.core.edit import BUSY_SECONDS
+
+    if force:
+        return
+    now = time.time()
+    for candidate in candidates:
+        try:
+            age = now - os.stat(candidate.path).st_mtime
+        except OSError as exc:
+            candidate.skipped = exc.strerror or str(exc)
+            continue
+        if age < BUSY_SECONDS:
+            if explicit:
+                raise CommandError(
+                    f"{candidate.path} was written {max(age, 0):.1f}s ago: pi may be working in "
+                    "it (use --force to trash it anyway); nothing was trashed"
+                )
+            candidate.skipped = "written seconds ago (pi may be working in it); use --force"
+
+
+def _describe(candidate: Candidate) -> None:
+    from pitui.core.search import display_title
+
+    info = candidate.info
+    where = shorten_home(candidate.path)
+    if info is None:
+        out(f"  {where}  (not a readable pi session)")
+    else:
+        title = " ".join(display_title(info.name, info.first_message).split())
+        if len(title) > 60:
+            title = title[:59] + "…"
+        out(f"  {info.modified_iso[:16]}  {info.message_count:>5} msgs  {title}")
+        out(f"      {where}")
+    if candidate.forks:
+        count = len(candidate.forks)
+        out(f"      parent of {count} fork{'s' if count != 1 else ''} (they stay):")
+        for fork in candidate.forks:
+            out(f"        {shorten_home(fork)}")
+    if candidate.skipped:
+        out(f"      skipped: {candidate.skipped}")
+
+
+def _confirm(count: int) -> bool:
+    sys.stderr.write(f"Move {count} session{'s' if count != 1 else ''} to the trash? [y/N] ")
+    sys.stderr.flush()
+    answer = sys.stdin.readline()
+    return answer.strip().lower() in ("y", "yes")
+
+
+def run(args: argparse.Namespace) -> int:
+    from pitui.core import trash
+    from pitui.core.store import Store
+
+    _validate(args)
+    try:
+        with Store() as store:
+            # every session, for the forks of the selected ones (forks live in any folder)
+            everything = store.load("all")
+            candidates = _select(args, everything, store)
+    except LookupError as exc:
+        raise CommandError(str(exc)) from exc
+    _link_forks(candidates, everything)
+    _mark_busy(candidates, args.force, explicit=bool(args.sessions))
+    todo = [c for c in candidates if c.skipped is None]
+    report: dict[str, Any] = {
+        "dryRun": args.dry_run,
+        "sessions": [c.to_json() for c in todo],
+        "skipped": [{"path": c.path, "reason": c.skipped} for c in candidates if c.skipped],
+        "trashed": [],
+        "failed": [],
+    }
+    if not args.json:
+        if todo:
+            what = "would go to the trash" if args.dry_run else "selected"
+            out(f"{len(todo)} session{'s' if len(todo) != 1 else ''} {what}:")
+        for candidate in candidates:
+            _describe(candidate)
+        if not candidates:
+            out("no sessions match")
+    if args.dry_run or not todo:
+        if args.json:
+            emit_json(report)
+        return 0
+    if not args.yes and not _confirm(len(todo)):
+        if args.json:
+            emit_json(report)
+        raise CommandError("not confirmed: nothing was trashed")
+    for candidate in todo:
+        try:
+            item = trash.trash(candidate.path)
+        except trash.TrashError as exc:
+            report["failed"].append({"path": candidate.path, "error": str(exc)})
+            continue
+        report["trashed"].append(
+            {"path": candidate.path, "trash": item.stored if item is not None else None}
+        )
+    if args.json:
+        emit_json(report)
+    else:
+        done = len(report["trashed"])
+        out(f"moved {done} session{'s' if done != 1 else ''} to the trash (pitui restore --last)")
+        for failure in report["failed"]:
+            out(f"  failed: {failure['error']}")
+    if report["failed"]:
+        raise CommandError(f"{len(report['failed'])} session(s) could not be trashed")
+    return 0

@@ -1,0 +1,87 @@
+"""``pitui switch PATH ENTRY-ID [--summary TEXT]``: make pi resume at an entry.
+
+pi keeps its position in a session (the leaf) in memory only and, on open, resumes at the last
+line of the file (format §7.3). So this appends one entry whose parent is the point to resume at:
+a context-neutral ``custom`` marker, or, with ``--summary``, a ``branch_summary`` holding the text
+(it goes into the model's context, like pi's own branch summaries). The point follows pi's rule
+for a selected entry (ui-behaviour §3.13): a user message or custom message resumes at its parent
+(its text is what pi would put back in the editor); any other entry resumes at itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from pitui.commands.common import CommandError, emit_json, out
+
+
+def add_parser(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "switch",
+        help="make pi resume a session at an entry (a marker entry, or a branch summary)",
+        description="Append what makes pi resume at ENTRY-ID: a custom marker entry (not part "
+        "of the model's context), or with --summary a branch summary that is. A user or custom "
+        "message resumes at its parent, as in pi's tree; its text is reported.",
+    )
+    parser.add_argument("session", metavar="PATH|ID-PREFIX", help="session file or id prefix")
+    parser.add_argument("entry", metavar="ENTRY-ID", help="entry id (or a unique prefix)")
+    parser.add_argument(
+        "--summary", metavar="TEXT", help="summary of the branch being left (enters the context)"
+    )
+    parser.add_argument("--json", action="store_true", help="report as JSON")
+    parser.add_argument(
+        "--force", action="store_true", help="write even if pi wrote the file seconds ago"
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pitui.core import edit
+    from pitui.core.manager import find_entry, find_session
+    from pitui.core.session import Session
+
+    summary = args.summary if args.summary and args.summary.strip() else None
+    try:
+        path = find_session(args.session)
+        with Session.open(path) as session:
+            selected = find_entry(edit.fresh(session), args.entry)
+            resume_at, editor_text = edit.resume_point(session, selected)
+            current = session.leaf
+            here = {current}
+            if current is not None and current.custom_type == edit.MARKER_CUSTOM_TYPE:
+                here.add(current.parent)  # a marker pitui wrote stands for its parent
+            written: str | None = None
+            if selected not in here and resume_at not in here:
+                if resume_at is not None and (
+                    resume_at.id is None or session.by_id.get(resume_at.id) is not resume_at
+                ):
+                    raise CommandError(
+                        f"entry {resume_at.uid} has no id of its own in the file; pi cannot "
+                        "resume there"
+                    )
+                entries = edit.switch_entries(session, resume_at, summary=summary)
+                edit.append_entries(session, entries, force=args.force)
+                written = str(entries[-1]["id"])
+            report = {
+                "path": path,
+                "selected": selected.uid,
+                "resumeAt": resume_at.uid if resume_at is not None else None,
+                "entryId": written,
+                "written": written is not None,
+                "editorText": editor_text,
+            }
+    except (edit.WriteError, LookupError) as exc:
+        raise CommandError(str(exc)) from exc
+    if args.json:
+        emit_json(report)
+        return 0
+    if written is None:
+        out(f"already at this point: pi resumes {path} there; nothing written")
+    else:
+        where = report["resumeAt"] or "a new root (before the first message)"
+        kind = "branch summary" if summary else "marker"
+        out(f"pi will resume {path} at {where} ({kind} {written})")
+    if editor_text:
+        out(f"text of the selected message (pi would put it in the editor): {editor_text}")
+    return 0
