@@ -29,35 +29,19 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import os
-
     from pitui.core import edit
     from pitui.core.manager import find_entry, find_session
-    from pitui.core.paths import session_file_name
     from pitui.core.session import Session
 
     try:
         path = find_session(args.session)
         with Session.open(path) as session:
             leaf = find_entry(session, args.entry)
-            entries = edit.branch_file_entries(session, leaf)
-            if not edit.has_assistant(entries):
-                raise CommandError(
-                    f"the branch ending at {leaf.uid} has no assistant message; pi writes no "
-                    "file for such a session (it would add a second header later). Nothing "
-                    "was written"
-                )
-            header = edit.new_header(session.cwd, parent_session=path)
+            extracted = edit.extract_branch(session, leaf, args.output)
             cwd = session.cwd
-        if args.output:
-            target = os.path.abspath(args.output)
-        else:
-            target = os.path.join(
-                os.path.dirname(path), session_file_name(header["timestamp"], header["id"])
-            )
-        edit.first_flush(target, header, entries)
     except (edit.WriteError, LookupError) as exc:
         raise CommandError(str(exc)) from exc
+    target, header, entries = extracted.path, extracted.header, extracted.entries
     labels = sum(1 for e in entries if e["type"] == "label")
     report = {
         "path": target,

@@ -495,3 +495,36 @@ def branch_file_entries(
         )
         previous = entry_id
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class Extracted:
+    path: str
+    header: dict[str, Any]
+    entries: list[dict[str, Any]]
+
+
+def extract_branch(session: Session, leaf: EntryMeta, output: str | None = None) -> Extracted:
+    """Write the branch root → ``leaf`` as a new session file (pi's ``/fork``, format §11.1), in the
+    source's folder unless ``output`` names the file. The UI and ``pitui extract`` both call this.
+
+    Refuses a branch without an assistant message: pi writes no file for such a session (and
+    0.73.1 would later add a second header to it). The source file is not changed.
+    """
+    entries = branch_file_entries(session, leaf)
+    if not has_assistant(entries):
+        raise WriteError(
+            f"the branch ending at {leaf.uid} has no assistant message; pi writes no file for "
+            "such a session (it would add a second header later). Nothing was written"
+        )
+    header = new_header(session.cwd, parent_session=session.path)
+    if output is not None:
+        target = os.path.abspath(output)
+    else:
+        from pitui.core.paths import session_file_name
+
+        target = os.path.join(
+            os.path.dirname(session.path), session_file_name(header["timestamp"], header["id"])
+        )
+    first_flush(target, header, entries)
+    return Extracted(target, header, entries)
