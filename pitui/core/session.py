@@ -13,6 +13,7 @@ nothing here raises because of what a file contains. A file that is not a pi ses
 from __future__ import annotations
 
 import gc
+import threading
 import os
 import time
 from bisect import insort
@@ -219,6 +220,16 @@ def js_truthy_label(value: Any) -> str | None:
     return orjson.dumps(value).decode()
 
 
+def _tool_call_ids(content: Any) -> tuple[str, ...]:
+    if type(content) is not list:
+        return ()
+    return tuple(
+        block["id"]
+        for block in content
+        if type(block) is dict and block.get("type") == "toolCall" and type(block.get("id")) is str
+    )
+
+
 def _has_visible_text(content: Any) -> bool:
     if isinstance(content, str):
         return bool(js_trim(content))
@@ -265,11 +276,13 @@ def _make_meta(obj: dict[str, Any], line: int, offset: int, length: int) -> Entr
                 return meta
             meta.role = _NAMES.get(role, role)
             if role == "assistant":
+                content = message.get("content")
                 meta.info = (
                     message.get("provider"),
                     message.get("model"),
                     message.get("stopReason"),
-                    _has_visible_text(message.get("content")),
+                    _has_visible_text(content),
+                    _tool_call_ids(content),
                 )
                 meta.usage = _usage(message.get("usage"))
             elif role == "toolResult":
@@ -361,6 +374,7 @@ class Session:
         self.path = path
         self._data = data  # in-memory content (tests, exports); None = read from ``path``
         self._fd: int | None = None
+        self._fd_lock = threading.Lock()
         self.header: dict[str, Any] = {}
         self.original_version: int = 3
         self.problems: list[Problem] = []
@@ -674,6 +688,9 @@ class Session:
             elif meta.type == "session_info":
                 name = js_trim(meta.name) if meta.name is not None else ""
                 self.name = name or None
+            elif meta.role == "assistant" and len(meta.info) > 4:
+                for call_id in meta.info[4]:
+                    self.tool_calls[call_id] = meta.uid  # the last one wins, as pi's lookup
         for target in self.labels:
             if target not in self.by_id:
                 setter = next(
@@ -877,9 +894,11 @@ class Session:
             if meta.offset == 0:
                 line = line.removeprefix(b"\xef\xbb\xbf")
         else:
-            if self._fd is None:
-                self._fd = os.open(self.path, os.O_RDONLY)
-            line = read_line_at(self._fd, meta.offset, meta.length)
+            with self._fd_lock:  # workers and the UI read entries at the same time
+                if self._fd is None:
+                    self._fd = os.open(self.path, os.O_RDONLY)
+                fd = self._fd
+            line = read_line_at(fd, meta.offset, meta.length)
         obj, _, _ = parse_json_line(line)
         if type(obj) is not dict:
             # the file changed under us; say so through the entry rather than crash

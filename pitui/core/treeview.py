@@ -1,0 +1,1383 @@
+"""pi's tree selector (``/tree``) as a model: rows, filters, search, folding, selection, row text.
+
+Everything here follows spec/ui-behaviour.md §3; a widget draws what :class:`TreeView` says and
+forwards keys to its methods, and tests drive it without any UI.
+
+A session can be a chain 100,000 entries deep, so nothing recurses and no filter change walks the
+tree in Python:
+
+- The tree is flattened once per leaf into *rows* (pi's order: the branch holding the leaf first at
+  every node). Because the active child always comes first, the active path is exactly rows
+  ``0 .. leaf_row``.
+- Rows are grouped into *chains*: runs of entries where each has exactly one child. In pre-order a
+  chain is a contiguous range of rows, so "the ancestors of row r inside its chain" is the range
+  ``[chain_start(r), r]`` and every subtree ends where its chain's subtree ends.
+- A filter change only computes the sorted list of visible rows, with C-speed byte operations
+  (``bytes.translate``, slice assignment, ``itertools.compress``). Visible parents, children and
+  the indentation of §3.4 are derived on demand for the rows actually drawn or navigated, with
+  binary searches over the visible rows and a walk over chains (one step per branch point, not per
+  entry), memoised until the next change.
+
+Entry content (message text, tool call arguments) is not in the index: it is read with
+:meth:`Session.raw` for the rows that are drawn and cached. Search needs the text of every entry:
+:meth:`TreeView.compute_search_texts` builds it (meant for a worker thread) and
+:meth:`TreeView.set_search_texts` installs it.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from itertools import accumulate, compress, repeat
+from operator import add, attrgetter
+from typing import Any, Final, Literal, NamedTuple
+
+from pitui.core.jstext import JS_WHITESPACE, js_trim
+from pitui.core.models import dump_json_line, js_number, parse_iso_ms
+from pitui.core.paths import shorten_home
+from pitui.core.session import EntryMeta, Session
+
+__all__ = [
+    "FILTER_MODES",
+    "FILTER_TAGS",
+    "FilterMode",
+    "Layout",
+    "RowView",
+    "SearchIndex",
+    "TextPart",
+    "TreeView",
+    "format_label_time",
+    "format_tool_call",
+    "resume_leaf_for",
+]
+
+FilterMode = Literal["default", "no-tools", "user-only", "labeled-only", "all"]
+#: The order ``ctrl+o`` cycles through (§3.8).
+FILTER_MODES: Final[tuple[FilterMode, ...]] = (
+    "default",
+    "no-tools",
+    "user-only",
+    "labeled-only",
+    "all",
+)
+FILTER_TAGS: Final[dict[FilterMode, str]] = {
+    "default": "",
+    "no-tools": " [no-tools]",
+    "user-only": " [user]",
+    "labeled-only": " [labeled]",
+    "all": " [all]",
+}
+LABEL_TIME_TAG: Final = " [+label time]"
+
+#: Colour roles of row text: pi's theme names ("" = the default text colour).
+TextRole = Literal[
+    "", "accent", "success", "muted", "dim", "warning", "error", "borderAccent",
+    "customMessageLabel",
+]  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class TextPart:
+    """A piece of a row's text with its colour role; ``text`` holds no control character."""
+
+    text: str
+    role: TextRole = ""
+    italic: bool = False
+
+
+class Layout(NamedTuple):
+    """Indentation of one visible row (§3.4)."""
+
+    indent: int
+    just_branched: bool
+    connector: bool  # pi's showConnector: the visible parent has several visible children
+    is_last: bool
+    gutters: tuple[tuple[int, bool], ...]  # (position, draw "│")
+    virtual_root: bool  # a root in multi-root mode (never draws its connector)
+
+
+@dataclass(frozen=True, slots=True)
+class RowView:
+    """Everything a widget needs to draw one visible row; :meth:`plain` is the row as text."""
+
+    index: int
+    uid: str
+    selected: bool
+    prefix: str  # connectors and gutters (dim)
+    fold_marker: bool  # "⊞ " (accent): folded row that shows no connector
+    active: bool  # "• " (accent): on the active path
+    label: str | None  # "[label] " (warning)
+    label_time: str | None  # "<time> " (muted), only while label times are shown
+    parts: tuple[TextPart, ...]
+
+    def plain(self) -> str:
+        """The whole row as pi prints it (before cutting to the width)."""
+        out = ["› " if self.selected else "  ", self.prefix]
+        if self.fold_marker:
+            out.append("⊞ ")
+        if self.active:
+            out.append("• ")
+        if self.label is not None:
+            out.append(f"[{self.label}] ")
+        if self.label_time is not None:
+            out.append(f"{self.label_time} ")
+        out.extend(part.text for part in self.parts)
+        return "".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchIndex:
+    """Lower-cased searchable text per entry uid (label excluded: it is added live) and every
+    assistant ``toolCall`` by id (the last one in file order wins)."""
+
+    texts: dict[str, str]
+    tool_calls: dict[str, tuple[Any, Any]]
+    covers: int = 0  # the first ``covers`` entries of the session were all read (0: a subset)
+    rows: list[EntryMeta] | None = None  # the rows ``by_row`` is aligned with
+    by_row: list[str] | None = None
+
+
+# ------------------------------------------------------------------------------------------------
+# Row kinds: one byte per row, so each filter mode is a 256-byte translate table.
+
+_HIDDEN: Final = 0  # assistant without text that is not an error: never shown (§3.7)
+_USER: Final = 1
+_TOOL: Final = 2  # toolResult message
+_OTHER: Final = 3  # shown in default and no-tools
+_BOOKKEEPING: Final = 4  # shown in `all` only
+
+_TYPE_KIND: Final[dict[str, int]] = {
+    "compaction": _OTHER,
+    "branch_summary": _OTHER,
+    "custom_message": _OTHER,
+    "label": _BOOKKEEPING,
+    "custom": _BOOKKEEPING,
+    "model_change": _BOOKKEEPING,
+    "thinking_level_change": _BOOKKEEPING,
+    "session_info": _BOOKKEEPING,
+}  # every other non-message type (pi 1.x usage/context_edit, unknown types): bookkeeping
+_ROLE_KIND: Final[dict[str, int]] = {"user": _USER, "toolResult": _TOOL, "system": _BOOKKEEPING}
+
+
+_UNSURE: Final = 255  # needs a closer look (assistant messages, unknown roles)
+# The kind of most rows from (type, role) alone: one dict lookup while flattening.
+_KIND_BY_TYPE_ROLE: Final[dict[tuple[str, str | None], int]] = {
+    **{(etype, None): kind for etype, kind in _TYPE_KIND.items()},
+    **{("message", role): kind for role, kind in _ROLE_KIND.items()},
+    **{("message", role): _OTHER for role in ("bashExecution", "custom", "branchSummary",
+                                              "compactionSummary")},
+}  # fmt: skip
+
+
+def _table(*kinds: int) -> bytes:
+    return bytes(1 if code in kinds else 0 for code in range(256))
+
+
+_MODE_TABLES: Final[dict[FilterMode, bytes]] = {
+    "default": _table(_USER, _TOOL, _OTHER),
+    "no-tools": _table(_USER, _OTHER),
+    "user-only": _table(_USER),
+    "labeled-only": _table(),  # built from the labels
+    "all": _table(_USER, _TOOL, _OTHER, _BOOKKEEPING),
+}
+
+
+def _kind(meta: EntryMeta) -> int:
+    if meta.type != "message":
+        return _TYPE_KIND.get(meta.type, _BOOKKEEPING)
+    role = meta.role
+    if role == "assistant":
+        info = meta.info
+        if len(info) == 4:
+            # session.py's assistant record (provider, model, stopReason, has visible text): read
+            # directly, the properties cost a third of flattening a big session
+            stop, has_text = info[2], info[3]
+        else:
+            stop, has_text = meta.stop_reason, meta.has_text
+        # pi: hidden unless some text or a truthy stopReason other than stop/toolUse (§3.7)
+        if type(stop) is str:
+            quiet = stop == "stop" or stop == "toolUse" or stop == ""
+        else:
+            quiet = stop is None or stop is False or stop == 0
+        return _HIDDEN if quiet and not has_text else _OTHER
+    return _ROLE_KIND.get(role or "", _OTHER)
+
+
+# ------------------------------------------------------------------------------------------------
+# JavaScript string behaviour the row texts depend on
+
+_CONTROL_TO_SPACE: Final = {c: " " for c in (*range(0x20), *range(0x7F, 0xA0))}
+_ABSENT: Final[Any] = object()
+_NEWLINE_TAB: Final = str.maketrans("\n\t", "  ")
+_WS_TO_SPACE: Final = str.maketrans({ch: " " for ch in JS_WHITESPACE})  # query split (JS \s)
+
+
+def _spaces_for_controls(text: str) -> str:
+    """§3.5 pitui: every C0, DEL and C1 control becomes a space."""
+    return text.translate(_CONTROL_TO_SPACE) if not text.isprintable() else text
+
+
+def _js_len(text: str) -> int:
+    """``text.length`` in JavaScript: UTF-16 code units."""
+    if text.isascii():
+        return len(text)
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+
+
+def _js_slice(text: str, units: int) -> str:
+    """``text.slice(0, units)`` in UTF-16 code units (a pair cut in half is dropped)."""
+    head = text[:units]
+    if head.isascii() or not head or max(head) <= "\uffff":
+        return head
+    used = 0
+    for index, ch in enumerate(text):
+        used += 2 if ord(ch) > 0xFFFF else 1
+        if used > units:
+            return text[:index]
+    return text
+
+
+def _js_string(value: Any) -> str:
+    """``String(value)`` / template interpolation for a JSON value (``_ABSENT`` = undefined)."""
+    if value is _ABSENT:
+        return "undefined"
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return value
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int | float):
+        return js_number(float(value)) if isinstance(value, float) else str(value)
+    if isinstance(value, list):
+        return ",".join("" if item is None else _js_string(item) for item in value)
+    return "[object Object]"
+
+
+def _js_join(parts: Iterable[Any]) -> str:
+    """``[...].join(" ")``: undefined and null become empty strings."""
+    return " ".join("" if p is None or p is _ABSENT else _js_string(p) for p in parts)
+
+
+def _truthy(value: Any) -> bool:
+    if value is None or value is False or value is _ABSENT:
+        return False
+    if isinstance(value, str):
+        return value != ""
+    if isinstance(value, int | float):
+        return value == value and value != 0
+    return True
+
+
+def _normalize(text: str) -> str:
+    """§3.6 normalize: newlines and tabs become spaces, then JavaScript trim."""
+    return js_trim(text.translate(_NEWLINE_TAB))
+
+
+def _content_text(content: Any) -> str:
+    """A string content as is, or its text blocks concatenated without a separator."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    texts = []
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "text":
+            text = block.get("text")
+            if isinstance(text, str):
+                texts.append(text)
+    return "".join(texts)
+
+
+def _content_200(content: Any) -> str:
+    return _js_slice(_content_text(content), 200)
+
+
+def _numeric(value: Any) -> float | None:
+    """JavaScript ``Number(value)`` for the values tool arguments hold; None = NaN."""
+    if value is None:
+        return 0.0
+    if value is True or value is False:
+        return float(value)
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        text = js_trim(value)
+        if not text:
+            return 0.0
+        try:
+            return float(text)
+        except ValueError:
+            return None
+    return None
+
+
+def format_tool_call(name: Any, arguments: Any, home: str | None = None) -> str:
+    """A tool call as pi's tree shows it (§3.6 "Formatted tool calls")."""
+    args = arguments if isinstance(arguments, dict) else {}
+
+    def arg(key: str) -> Any:
+        return args.get(key, _ABSENT)
+
+    def first(*keys: str, default: str = "") -> str:
+        for key in keys:
+            value = arg(key)
+            if _truthy(value):
+                return _js_string(value)
+        return default
+
+    def short(path: str) -> str:
+        return shorten_home(path, home)
+
+    tool = _js_string(name) if name is not None else "undefined"
+    if name == "read":
+        display = short(first("path", "file_path"))
+        offset, limit = arg("offset"), arg("limit")
+        if offset is not _ABSENT or limit is not _ABSENT:
+            start: Any = 1 if offset is _ABSENT or offset is None else offset
+            display += f":{_js_string(start)}"
+            if limit is not _ABSENT:
+                start_n, limit_n = _numeric(start), _numeric(limit)
+                if start_n is not None and limit_n is not None and isinstance(start, int | float):
+                    end = start_n + limit_n - 1
+                    if end and not math.isnan(end):
+                        display += f"-{js_number(end)}"
+        return f"[read: {display}]"
+    if name in ("write", "edit"):
+        return f"[{name}: {short(first('path', 'file_path'))}]"
+    if name == "bash":
+        raw = first("command")
+        command = _js_slice(js_trim(raw.translate(_NEWLINE_TAB)), 50)
+        return f"[bash: {command}{'...' if _js_len(raw) > 50 else ''}]"
+    if name == "grep":
+        return f"[grep: /{first('pattern')}/ in {short(first('path', default='.'))}]"
+    if name == "find":
+        return f"[find: {first('pattern')} in {short(first('path', default='.'))}]"
+    if name == "ls":
+        return f"[ls: {short(first('path', default='.'))}]"
+    try:
+        compact = dump_json_line(arguments).decode("utf-8", "replace")[:-1]
+    except TypeError:
+        compact = "{}"
+    cut = _js_slice(compact, 40)
+    return f"[{tool}: {cut}{'...' if _js_len(compact) > 40 else ''}]"
+
+
+def _compaction_tokens(value: Any) -> str:
+    """``Math.round(tokensBefore / 1000)``: half rounds up (12500 → 13), as JavaScript does."""
+    number = _numeric(value) if value is not _ABSENT else None
+    if number is None or math.isnan(number):
+        return "NaN"
+    if math.isinf(number):
+        return "Infinity" if number > 0 else "-Infinity"
+    return str(math.floor(number / 1000 + 0.5))
+
+
+def format_label_time(timestamp: str | None, now: datetime | None = None) -> str | None:
+    """§3.5 label time, local time: ``HH:MM`` today, ``M/D HH:MM`` this year, else
+    ``YY/M/D HH:MM``. None when the timestamp is missing or unparseable."""
+    ms = parse_iso_ms(timestamp) if timestamp else None
+    if ms is None:
+        return None
+    try:
+        when = datetime.fromtimestamp(ms / 1000).astimezone()
+    except (OverflowError, OSError, ValueError):
+        return None
+    today = (now or datetime.now()).astimezone()
+    clock = f"{when.hour:02d}:{when.minute:02d}"
+    if (when.year, when.month, when.day) == (today.year, today.month, today.day):
+        return clock
+    if when.year == today.year:
+        return f"{when.month}/{when.day} {clock}"
+    return f"{str(when.year)[-2:]}/{when.month}/{when.day} {clock}"
+
+
+def _tool_calls_of(obj: dict[str, Any]) -> Iterable[tuple[str, Any, Any]]:
+    """(id, name, arguments) of each toolCall block of an assistant message entry."""
+    message = obj.get("message")
+    if not isinstance(message, dict):
+        return ()
+    content = message.get("content")
+    if not isinstance(content, list):
+        return ()
+    return [
+        (block["id"], block.get("name"), block.get("arguments"))
+        for block in content
+        if isinstance(block, dict)
+        and block.get("type") == "toolCall"
+        and isinstance(block.get("id"), str)
+    ]
+
+
+def searchable_text(obj: dict[str, Any]) -> str:
+    """§3.10 searchable text of an entry without its label (pi's getSearchableText), as is."""
+    etype = obj.get("type")
+    parts: list[Any] = []
+    if etype == "message":
+        message = obj.get("message")
+        if isinstance(message, dict):
+            role = message.get("role", _ABSENT)
+            parts.append(role)
+            content = message.get("content")
+            if _truthy(content):
+                parts.append(_content_200(content))
+            if role == "bashExecution" and _truthy(message.get("command")):
+                parts.append(message.get("command"))
+    elif etype == "custom_message":
+        parts.append(obj.get("customType", _ABSENT))
+        content = obj.get("content")
+        parts.append(content if isinstance(content, str) else _content_200(content))
+    elif etype == "compaction":
+        parts.append("compaction")
+    elif etype == "branch_summary":
+        parts.extend(("branch summary", obj.get("summary", _ABSENT)))
+    elif etype == "session_info":
+        parts.append("title")
+        if _truthy(obj.get("name")):
+            parts.append(obj.get("name"))
+    elif etype == "model_change":
+        parts.extend(("model", obj.get("modelId", _ABSENT)))
+    elif etype == "thinking_level_change":
+        parts.extend(("thinking", obj.get("thinkingLevel", _ABSENT)))
+    elif etype == "custom":
+        parts.extend(("custom", obj.get("customType", _ABSENT)))
+    elif etype == "label":
+        label = obj.get("label")
+        parts.extend(("label", "" if label is None else label))
+    return _js_join(parts)
+
+
+def resume_leaf_for(session: Session, meta: EntryMeta) -> tuple[str | None, str | None]:
+    """§3.13 rule 3: the leaf pi continues from after ``enter`` on ``meta``, and the editor text.
+
+    A user message or a custom_message: its parent becomes the leaf (None for a root: the next
+    message starts a new root) and its text (string, or text blocks concatenated) is offered for
+    the editor. Any other entry: the entry itself, no editor text.
+    """
+    if (meta.type == "message" and meta.role == "user") or meta.type == "custom_message":
+        obj = session.raw(meta)
+        holder = obj.get("message") if meta.type == "message" else obj
+        content = holder.get("content") if isinstance(holder, dict) else None
+        parent = meta.parent
+        return (parent.uid if parent is not None else None), _content_text(content)
+    return meta.uid, None
+
+
+# ------------------------------------------------------------------------------------------------
+
+
+class TreeView:
+    """The tree selector over one session: what is visible, selected, folded, and how rows read.
+
+    Args:
+        session: the index of the file.
+        leaf: the current leaf (``"default"`` = the file's leaf, ``None`` = no leaf).
+        selected: uid to select first (§3.9); default the leaf.
+        filter_mode: initial filter (pi's ``treeFilterMode`` setting).
+        home: home directory for ``~`` in tool-call paths (default: the real one).
+        now: clock for label times (tests freeze it).
+    """
+
+    # Parts of a row whose content could not be read (file changed under us).
+    _UNREADABLE: Final = (TextPart("[unreadable entry]", "error"),)
+    _TEXT_CACHE_MAX: Final = 8192
+    _NEARBY_TOOL_CALL_STEPS: Final = 64
+
+    def __init__(
+        self,
+        session: Session,
+        *,
+        leaf: EntryMeta | str | Literal["default"] | None = "default",
+        selected: str | None = None,
+        filter_mode: FilterMode = "default",
+        home: str | None = None,
+        now: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.session = session
+        self.home = home
+        self._now = now or datetime.now
+        self._leaf: EntryMeta | None = self._resolve_leaf(leaf)
+        self._filter: FilterMode = filter_mode
+        self._query = ""
+        self._tokens: list[str] = []
+        self.show_label_times = False
+        self._folded: dict[str, int] = {}  # uid -> row
+        self.generation = 0  # bumped on every change of rows, filter, folds, labels or leaf
+        self._texts: dict[str, tuple[TextPart, ...]] = {}
+        self._search: SearchIndex | None = None
+        self._search_rows: list[str] | None = None  # lower-cased text per row, labels included
+        self._search_blob: tuple[bytes, list[int]] | None = None  # rows joined, row offsets
+        # (filter and folds, tokens, matching rows) of the last search, to narrow while typing
+        self._last_search: tuple[Any, list[str], list[int]] | None = None
+        self._tool_map: dict[str, tuple[Any, Any]] | None = None
+        self._tool_map_upto = 0  # entries of the session the tool map covers
+        self._labeled: list[int] | None = None  # rows with a resolved label (cached)
+        self._vis: list[int] = []  # visible rows, ascending
+        self._layouts: dict[int, Layout] = {}
+        self._multi = False
+        self._sel = 0
+        self._remembered: int | None = None  # pi's lastSelectedId, as a row
+        self._flatten()
+        self._apply(keep_selection=False)
+        target = self._row_for_uid(selected) if selected is not None else self._leaf_row
+        self._sel = self._nearest_visible(target) if self._vis else 0
+        self._remembered = self._vis[self._sel] if self._vis else None
+
+    # -------------------------------------------------------------------------- flattening
+
+    def _resolve_leaf(self, leaf: EntryMeta | str | None) -> EntryMeta | None:
+        if leaf is None:
+            return None
+        if isinstance(leaf, EntryMeta):
+            return leaf
+        if leaf == "default":
+            return self.session.leaf
+        return self.session.get(leaf)
+
+    def _flatten(self) -> None:
+        """Rows in pi's order (§3.3) and the chain structure; no recursion, one pass."""
+        # The pass allocates one small tuple per branch and list slots per row but no cycles; a
+        # collection triggered midway would scan every entry of the session for nothing.
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            self._flatten_rows()
+        finally:
+            if gc_was_enabled:
+                gc.enable()
+
+    def _flatten_rows(self) -> None:
+        session = self.session
+        path = session.path_to(self._leaf) if self._leaf is not None else []
+        active = {id(meta) for meta in path}
+        roots = session.roots
+        if path:
+            top = path[0]
+            roots = [top, *(root for root in roots if root is not top)]
+        rows: list[EntryMeta] = []
+        chain_of: list[int] = []  # per row: the row where its chain starts
+        chain_parent: dict[int, int] = {}  # chain start -> row of the branch node above (-1: root)
+        chain_last: dict[int, int] = {}  # chain start -> its last row
+        chain_end: dict[int, int] = {}  # chain start -> end (exclusive) of the chain's subtree
+        kinds = bytearray()
+        kind_of, kind_get, type_role = _kind, _KIND_BY_TYPE_ROLE.get, attrgetter("type", "role")
+        append, chain_append, kind_append = rows.append, chain_of.append, kinds.append
+        # (meta, parent row); (None, chain start) closes a chain once its subtree is done
+        stack: list[tuple[EntryMeta | None, int]] = [(root, -1) for root in reversed(roots)]
+        pop, push = stack.pop, stack.append
+        while stack:
+            meta, parent_row = pop()
+            if meta is None:
+                chain_end[parent_row] = len(rows)
+                continue
+            start = len(rows)
+            chain_parent[start] = parent_row
+            while True:
+                append(meta)
+                chain_append(start)
+                kind = kind_get(type_role(meta), _UNSURE)
+                kind_append(kind if kind != _UNSURE else kind_of(meta))
+                children = meta.children
+                if children is not None and len(children) == 1:
+                    meta = children[0]
+                    continue
+                break
+            last = len(rows) - 1
+            chain_last[start] = last
+            push((None, start))
+            if children:
+                first = next((c for c in children if id(c) in active), None)
+                ordered = (
+                    children if first is None else [first, *(c for c in children if c is not first)]
+                )
+                for child in reversed(ordered):
+                    push((child, last))
+        self._rows = rows
+        self._chain_of = chain_of
+        self._chain_parent = chain_parent
+        self._chain_last = chain_last
+        self._chain_end = chain_end
+        self._leaf_row = len(path) - 1  # the active path is rows 0 .. leaf_row
+        if self._leaf_row >= 0 and kinds[self._leaf_row] == _HIDDEN:
+            kinds[self._leaf_row] = _OTHER  # the leaf is always shown (§3.7)
+        self._kinds = bytes(kinds)
+        self._labeled = None
+        self._search_rows = None
+        self._search_blob = None
+        self._last_search = None
+
+    def _row_for_uid(self, uid: str | None) -> int:
+        """Row of an entry (-1: unknown). ``list.index`` compares identities in C: a few ms for
+        100k rows, cheaper than keeping a uid → row dict (building one costs ~10× more)."""
+        meta = self.session.get(uid) if uid is not None else None
+        if meta is None:
+            return -1
+        try:
+            return self._rows.index(meta)
+        except ValueError:
+            return -1
+
+    def _end(self, row: int) -> int:
+        return self._chain_end[self._chain_of[row]]
+
+    def _real_parent(self, row: int) -> int:
+        start = self._chain_of[row]
+        return row - 1 if row > start else self._chain_parent[start]
+
+    # -------------------------------------------------------------------------- filtering
+
+    def _labeled_rows(self) -> list[int]:
+        """Rows whose entry has a resolved label (every copy of a duplicated id shows it)."""
+        if self._labeled is None:
+            labels = self.session.labels
+            self._labeled = (
+                [row for row, meta in enumerate(self._rows) if meta.id in labels] if labels else []
+            )
+        return self._labeled
+
+    def _apply(self, *, keep_selection: bool = True) -> None:
+        """Recompute the visible rows, then the selection (§3.8 rule)."""
+        if keep_selection and self._vis:
+            self._remembered = self._vis[self._sel]
+        n = len(self._rows)
+        if self._filter == "labeled-only":
+            mask = bytearray(n)
+            kinds = self._kinds
+            for row in self._labeled_rows():
+                if kinds[row] != _HIDDEN:
+                    mask[row] = 1
+        else:
+            mask = bytearray(self._kinds.translate(_MODE_TABLES[self._filter]))
+        for row in self._folded.values():
+            end = self._end(row)
+            mask[row + 1 : end] = bytes(end - row - 1)  # real descendants (§3.11)
+        visible = self._matches(mask) if self._tokens else list(compress(range(n), mask))
+        self._vis = visible
+        self._layouts = {}
+        self._multi = bool(visible) and bisect_left(visible, self._end(visible[0])) < len(visible)
+        self.generation += 1
+        if not keep_selection:
+            return
+        if self._remembered is not None:
+            self._sel = self._nearest_visible(self._remembered) if visible else 0
+        elif self._sel >= len(visible):
+            self._sel = max(0, len(visible) - 1)
+        if visible:
+            self._remembered = visible[self._sel]
+
+    def _nearest_visible(self, row: int) -> int:
+        """Visible index of ``row`` or its nearest visible ancestor, else the last row."""
+        found = self._visible_ancestor_or_self(row)
+        return found if found >= 0 else len(self._vis) - 1
+
+    def _visible_ancestor_or_self(self, row: int) -> int:
+        """Visible index of the nearest visible ancestor-or-self of ``row`` (-1: none).
+
+        The ancestors of ``row`` inside its chain are the rows ``[chain start, row]``: one binary
+        search per chain instead of one step per entry."""
+        vis = self._vis
+        chain_of, chain_parent = self._chain_of, self._chain_parent
+        while row >= 0:
+            start = chain_of[row]
+            index = bisect_right(vis, row) - 1
+            if index >= 0 and vis[index] >= start:
+                return index
+            row = chain_parent[start]
+        return -1
+
+    # -------------------------------------------------------------------------- the visible tree
+
+    @property
+    def count(self) -> int:
+        """Number of visible rows."""
+        return len(self._vis)
+
+    @property
+    def total_rows(self) -> int:
+        """Number of rows before filtering (every entry of the session)."""
+        return len(self._rows)
+
+    @property
+    def multi_root(self) -> bool:
+        return self._multi
+
+    def entry(self, index: int) -> EntryMeta:
+        """The entry of visible row ``index``."""
+        return self._rows[self._vis[index]]
+
+    def index_of(self, uid: str) -> int | None:
+        """Visible index of an entry, None when it is not visible."""
+        row = self._row_for_uid(uid)
+        if row < 0:
+            return None
+        index = bisect_left(self._vis, row)
+        return index if index < len(self._vis) and self._vis[index] == row else None
+
+    def visible_parent(self, index: int) -> int:
+        """Visible index of the row's visible parent (its nearest visible ancestor), -1 if none."""
+        parent = self._real_parent(self._vis[index])
+        return self._visible_ancestor_or_self(parent) if parent >= 0 else -1
+
+    def _first_child(self, index: int) -> int:
+        vis = self._vis
+        nxt = index + 1
+        if nxt < len(vis) and vis[nxt] < self._end(vis[index]):
+            return nxt
+        return -1
+
+    def _next_sibling(self, child: int, parent: int) -> int:
+        """The visible row after ``child`` under the same visible parent (-1: none)."""
+        vis = self._vis
+        after = bisect_left(vis, self._end(vis[child]), child + 1)
+        limit = self._end(vis[parent]) if parent >= 0 else None
+        if after < len(vis) and (limit is None or vis[after] < limit):
+            return after
+        return -1
+
+    def visible_children(self, index: int) -> list[int]:
+        """Visible indexes of the visible children of a row, in row order."""
+        kids = []
+        child = self._first_child(index)
+        while child >= 0:
+            kids.append(child)
+            child = self._next_sibling(child, index)
+        return kids
+
+    def _branches(self, index: int) -> bool:
+        """More than one visible child (only two binary searches, whatever the fan-out)."""
+        first = self._first_child(index)
+        return first >= 0 and self._next_sibling(first, index) >= 0
+
+    def _chain_head(self, index: int) -> int:
+        """First visible row of the chain segment holding visible row ``index``: the rows from it
+        to ``index`` are each the only visible child of the previous one."""
+        return bisect_left(self._vis, self._chain_of[self._vis[index]], 0, index + 1)
+
+    def layout(self, index: int) -> Layout:
+        """Indent, connector, last-sibling flag and gutters of a visible row (§3.4)."""
+        memo = self._layouts
+        done = memo.get(index)
+        if done is not None:
+            return done
+        pending = [index]
+        while pending:
+            current = pending[-1]
+            if current in memo:
+                pending.pop()
+                continue
+            head = self._chain_head(current)
+            if current >= head + 2:
+                # deep inside a chain: the same layout as the second row of the segment
+                if head + 1 not in memo:
+                    pending.append(head + 1)
+                    continue
+                memo[current] = memo[head + 1]
+                pending.pop()
+                continue
+            parent = head if current == head + 1 else self.visible_parent(current)
+            if parent >= 0 and parent not in memo:
+                pending.append(parent)
+                continue
+            memo[current] = self._derive_layout(current, parent)
+            pending.pop()
+        return memo[index]
+
+    def _display_indent(self, layout: Layout) -> int:
+        return max(0, layout.indent - 1) if self._multi else layout.indent
+
+    def _derive_layout(self, index: int, parent: int) -> Layout:
+        vis = self._vis
+        if parent < 0:
+            multi = self._multi
+            last = bisect_left(vis, self._end(vis[index]), index + 1) >= len(vis)
+            return Layout(1 if multi else 0, multi, multi, last, (), multi)
+        above = self._layouts[parent]
+        several = self._branches(parent)
+        indent = above.indent
+        if several or (above.just_branched and indent > 0):
+            indent += 1
+        gutters = above.gutters
+        if above.connector and not above.virtual_root:
+            position = max(0, self._display_indent(above) - 1)
+            gutters = (*gutters, (position, not above.is_last))
+        last = not several or self._next_sibling(index, parent) < 0
+        return Layout(indent, several, several, last, gutters, False)
+
+    def is_foldable(self, index: int) -> bool:
+        """Has visible children and is a root or the first row of a branch (§3.11)."""
+        if self._first_child(index) < 0:
+            return False
+        parent = self.visible_parent(index)
+        return parent < 0 or self._branches(parent)
+
+    def is_folded(self, index: int) -> bool:
+        return self.entry(index).uid in self._folded
+
+    def is_active(self, index: int) -> bool:
+        """On the path from the leaf to its root (independent of filters)."""
+        return self._vis[index] <= self._leaf_row
+
+    def prefix(self, index: int) -> str:
+        """The connector and gutter cells of a row (§3.4), 3 characters per display level."""
+        lay = self.layout(index)
+        width = self._display_indent(lay)
+        if width == 0:
+            return ""
+        cells = ["   "] * width
+        taken: set[int] = set()
+        for position, draw in lay.gutters:
+            if position not in taken and position < width:  # pi uses the first gutter found
+                taken.add(position)
+                cells[position] = "│  " if draw else "   "
+        if lay.connector and not lay.virtual_root and width - 1 not in taken:
+            fold = "⊞" if self.is_folded(index) else "⊟" if self.is_foldable(index) else "─"
+            cells[width - 1] = ("└" if lay.is_last else "├") + fold + " "
+        return "".join(cells)
+
+    # -------------------------------------------------------------------------- rows
+
+    def row(self, index: int) -> RowView:
+        """What to draw for visible row ``index``."""
+        meta = self.entry(index)
+        lay = self.layout(index)
+        label = self.session.labels.get(meta.id) if meta.id is not None else None
+        label_time = None
+        if label is not None and self.show_label_times:
+            stamp = self.session.label_times.get(meta.id or "")
+            label_time = format_label_time(stamp, self._now()) if stamp else None
+        folded = meta.uid in self._folded
+        return RowView(
+            index=index,
+            uid=meta.uid,
+            selected=index == self._sel,
+            prefix=self.prefix(index),
+            fold_marker=folded and not (lay.connector and not lay.virtual_root),
+            active=self.is_active(index),
+            label=_spaces_for_controls(label) if label is not None else None,
+            label_time=label_time,
+            parts=self.entry_text(meta),
+        )
+
+    def rows(self, start: int = 0, stop: int | None = None) -> list[RowView]:
+        stop = self.count if stop is None else min(stop, self.count)
+        return [self.row(index) for index in range(max(0, start), stop)]
+
+    def render_plain(self, height: int | None = None) -> list[str]:
+        """The rows window and status line as pi prints them (§3.1 point 5), for tests and dumps."""
+        if not self._vis:
+            return ["  No entries found", "  " + self.status_text()]
+        size = self.count if height is None else height
+        start = self.window_start(size)
+        lines = [view.plain() for view in self.rows(start, start + size)]
+        return [*lines, "  " + self.status_text()]
+
+    def status_text(self) -> str:
+        """``(<selected>/<count>)<filter tag>[ +label time]`` (without pi's two leading spaces)."""
+        position = f"({self._sel + 1}/{self.count})" if self._vis else "(0/0)"
+        tags = FILTER_TAGS[self._filter] + (LABEL_TIME_TAG if self.show_label_times else "")
+        return position + tags
+
+    def window_start(self, height: int) -> int:
+        """pi's first visible row: the selection kept in the middle (§3.1)."""
+        return max(0, min(self._sel - height // 2, self.count - height))
+
+    def entry_text(self, meta: EntryMeta) -> tuple[TextPart, ...]:
+        """The text of an entry in the tree (§3.6), control characters already spaces."""
+        cached = self._texts.get(meta.uid)
+        if cached is not None:
+            return cached
+        try:
+            obj = self.session.raw(meta)
+        except OSError:
+            return self._UNREADABLE
+        parts = tuple(
+            TextPart(_spaces_for_controls(part.text), part.role, part.italic)
+            for part in self._entry_parts(meta, obj)
+            if part.text
+        )
+        if len(self._texts) >= self._TEXT_CACHE_MAX:
+            self._texts.clear()
+        self._texts[meta.uid] = parts
+        return parts
+
+    def _entry_parts(self, meta: EntryMeta, obj: dict[str, Any]) -> list[TextPart]:
+        etype = obj.get("type")
+        if obj.get("_unreadable"):
+            return list(self._UNREADABLE)
+        if etype == "message":
+            message = obj.get("message")
+            return self._message_parts(meta, message if isinstance(message, dict) else {})
+        if etype == "custom_message":
+            text = _content_text(obj.get("content"))
+            return [
+                TextPart(f"[{_js_string(obj.get('customType', _ABSENT))}]: ", "customMessageLabel"),
+                TextPart(_normalize(text)),
+            ]
+        if etype == "compaction":
+            tokens = _compaction_tokens(obj.get("tokensBefore", _ABSENT))
+            return [TextPart(f"[compaction: {tokens}k tokens]", "borderAccent")]
+        if etype == "branch_summary":
+            summary = obj.get("summary")
+            return [
+                TextPart("[branch summary]: ", "warning"),
+                TextPart(_normalize(summary) if isinstance(summary, str) else ""),
+            ]
+        if etype == "model_change":
+            return [TextPart(f"[model: {_js_string(obj.get('modelId', _ABSENT))}]", "dim")]
+        if etype == "thinking_level_change":
+            level = _js_string(obj.get("thinkingLevel", _ABSENT))
+            return [TextPart(f"[thinking: {level}]", "dim")]
+        if etype == "custom":
+            return [TextPart(f"[custom: {_js_string(obj.get('customType', _ABSENT))}]", "dim")]
+        if etype == "label":
+            label = obj.get("label")
+            shown = "(cleared)" if label is None else _js_string(label)
+            return [TextPart(f"[label: {shown}]", "dim")]
+        if etype == "session_info":
+            name = obj.get("name")
+            if _truthy(name):
+                return [TextPart(f"[title: {_js_string(name)}]", "dim")]
+            return [
+                TextPart("[title: ", "dim"),
+                TextPart("empty", "dim", True),
+                TextPart("]", "dim"),
+            ]
+        return [TextPart(f"[{meta.type}]", "dim")]
+
+    def _message_parts(self, meta: EntryMeta, message: dict[str, Any]) -> list[TextPart]:
+        role = message.get("role", _ABSENT)
+        if role == "user":
+            return [
+                TextPart("user: ", "accent"),
+                TextPart(_normalize(_content_200(message.get("content")))),
+            ]
+        if role == "assistant":
+            head = TextPart("assistant: ", "success")
+            text = _normalize(_content_200(message.get("content")))
+            if text:
+                return [head, TextPart(text)]
+            if message.get("stopReason") == "aborted":
+                return [head, TextPart("(aborted)", "muted")]
+            error = message.get("errorMessage")
+            if isinstance(error, str) and error:
+                return [head, TextPart(_js_slice(_normalize(error), 80), "error")]
+            return [head, TextPart("(no content)", "muted")]
+        if role == "toolResult":
+            call = self._tool_call_for(meta, message.get("toolCallId"))
+            if call is not None:
+                return [TextPart(format_tool_call(call[0], call[1], self.home), "muted")]
+            name = message.get("toolName")
+            return [TextPart(f"[{'tool' if name is None else _js_string(name)}]", "muted")]
+        if role == "bashExecution":
+            command = message.get("command")
+            text = _normalize(command) if isinstance(command, str) else ""
+            return [TextPart(f"[bash]: {text}", "dim")]
+        return [TextPart(f"[{_js_string(role)}]", "dim")]
+
+    def _tool_call_for(self, meta: EntryMeta, call_id: Any) -> tuple[Any, Any] | None:
+        """(name, arguments) of the assistant toolCall a toolResult answers, anywhere in the file.
+
+        Looked up, in order: the map of every toolCall (once built, or installed with the search
+        texts); the core index (``session.tool_calls``) when it holds the id; the nearest assistant
+        ancestors (where the call nearly always is); finally every assistant entry is scanned
+        once. pi keeps the last call with a given id in row order; ids are unique in practice."""
+        if not isinstance(call_id, str):
+            return None
+        if self._tool_map is not None:
+            found = self._tool_map.get(call_id)
+            if found is not None:
+                return found
+        session = self.session
+        owner = session.get(session.tool_calls.get(call_id, "")) if session.tool_calls else None
+        candidates: list[EntryMeta] = [owner] if owner is not None else []
+        node = meta.parent
+        for _ in range(self._NEARBY_TOOL_CALL_STEPS):
+            if node is None:
+                break
+            if node.type == "message" and node.role == "assistant":
+                candidates.append(node)
+            node = node.parent
+        for candidate in candidates:
+            for block_id, name, arguments in _tool_calls_of(session.raw(candidate)):
+                if block_id == call_id:
+                    return name, arguments
+        self._update_tool_map()
+        assert self._tool_map is not None
+        return self._tool_map.get(call_id)
+
+    def _update_tool_map(self) -> None:
+        """Scan the assistant entries the tool map does not cover yet (all, the first time)."""
+        entries = self.session.entries
+        if self._tool_map is not None and self._tool_map_upto >= len(entries):
+            return
+        found = self._tool_map if self._tool_map is not None else {}
+        raw = self.session.raw
+        for meta in entries[self._tool_map_upto :]:
+            if meta.type == "message" and meta.role == "assistant":
+                for block_id, name, arguments in _tool_calls_of(raw(meta)):
+                    found[block_id] = (name, arguments)
+        self._tool_map = found
+        self._tool_map_upto = len(entries)
+
+    # -------------------------------------------------------------------------- selection & moves
+
+    @property
+    def selected_index(self) -> int:
+        """Visible index of the selection, -1 when nothing is visible."""
+        return self._sel if self._vis else -1
+
+    @property
+    def selected(self) -> EntryMeta | None:
+        return self.entry(self._sel) if self._vis else None
+
+    @property
+    def selected_uid(self) -> str | None:
+        meta = self.selected
+        return meta.uid if meta is not None else None
+
+    def select_index(self, index: int) -> None:
+        if self._vis:
+            self._sel = max(0, min(index, len(self._vis) - 1))
+
+    def select_uid(self, uid: str) -> bool:
+        """Select an entry, or its nearest visible ancestor; False when neither is visible."""
+        row = self._row_for_uid(uid)
+        found = self._visible_ancestor_or_self(row) if row >= 0 else -1
+        if found < 0:
+            return False
+        self._sel = found
+        return True
+
+    def move_up(self) -> None:
+        """Up one row, wrapping from the first to the last (§3.11)."""
+        if self._vis:
+            self._sel = len(self._vis) - 1 if self._sel == 0 else self._sel - 1
+
+    def move_down(self) -> None:
+        if self._vis:
+            self._sel = 0 if self._sel == len(self._vis) - 1 else self._sel + 1
+
+    def page_up(self, height: int) -> None:
+        """Up one window height, clamped (no wrap)."""
+        if self._vis:
+            self._sel = max(0, self._sel - max(1, height))
+
+    def page_down(self, height: int) -> None:
+        if self._vis:
+            self._sel = min(len(self._vis) - 1, self._sel + max(1, height))
+
+    # -------------------------------------------------------------------------- folding
+
+    def fold_or_up(self) -> None:
+        """``ctrl+left``: fold the selected row if foldable, else jump to the previous segment
+        start (or the root) above the selection (§3.11)."""
+        if not self._vis:
+            return
+        index = self._sel
+        if self.is_foldable(index) and not self.is_folded(index):
+            self._folded[self.entry(index).uid] = self._vis[index]
+            self._apply()
+            return
+        self._sel = self._segment_start_up(index)
+
+    def unfold_or_down(self) -> None:
+        """``ctrl+right``: unfold the selected row if folded, else jump down to the next segment
+        start or the end of the branch (§3.11)."""
+        if not self._vis:
+            return
+        index = self._sel
+        if self.is_folded(index):
+            del self._folded[self.entry(index).uid]
+            self._apply()
+            return
+        self._sel = self._segment_start_down(index)
+
+    def _segment_start_up(self, selected: int) -> int:
+        current = selected
+        while True:
+            # inside a chain segment no row's parent branches: skip to its head at once
+            current = self._chain_head(current)
+            parent = self.visible_parent(current)
+            if parent < 0:
+                return current
+            if current < selected and self._branches(parent):
+                return current
+            current = parent
+
+    def _segment_start_down(self, selected: int) -> int:
+        vis = self._vis
+        current = selected
+        while True:
+            # follow the rest of this real chain in one step: each row there has one child
+            last_row = self._chain_last[self._chain_of[vis[current]]]
+            deepest = bisect_right(vis, last_row) - 1
+            if deepest > current:
+                current = deepest
+            first = self._first_child(current)
+            if first < 0:
+                return current
+            if self._next_sibling(first, current) >= 0:
+                return first
+            current = first
+
+    def clear_folds(self) -> None:
+        if self._folded:
+            self._folded.clear()
+            self._apply()
+
+    @property
+    def folded_uids(self) -> frozenset[str]:
+        return frozenset(self._folded)
+
+    # -------------------------------------------------------------------------- filters
+
+    @property
+    def filter_mode(self) -> FilterMode:
+        return self._filter
+
+    def set_filter(self, mode: FilterMode) -> None:
+        """Switch filter; every filter key clears the folds (§3.8)."""
+        self._filter = mode
+        self._folded.clear()
+        self._apply()
+
+    def toggle_filter(self, mode: FilterMode) -> None:
+        """``ctrl+t/u/l/a``: that mode, or back to default when it is already on."""
+        self.set_filter("default" if self._filter == mode else mode)
+
+    def cycle_filter(self, step: int = 1) -> None:
+        """``ctrl+o`` (step 1) / ``shift+ctrl+o`` (step -1)."""
+        position = FILTER_MODES.index(self._filter)
+        self.set_filter(FILTER_MODES[(position + step) % len(FILTER_MODES)])
+
+    def toggle_label_times(self) -> None:
+        self.show_label_times = not self.show_label_times
+        self.generation += 1
+
+    # -------------------------------------------------------------------------- search
+
+    @property
+    def query(self) -> str:
+        return self._query
+
+    @property
+    def search_ready(self) -> bool:
+        """Whether searchable texts are installed (a query needs them)."""
+        return self._search is not None
+
+    def set_query(self, query: str) -> None:
+        """Replace the query; folds are cleared and the selection follows §3.8 (§3.10).
+
+        Searching needs every entry's text: install it first with :meth:`set_search_texts`
+        (computed in a worker); otherwise it is computed here, synchronously."""
+        self._query = query
+        self._tokens = [t for t in query.lower().translate(_WS_TO_SPACE).split(" ") if t]
+        self._folded.clear()
+        self._apply()
+
+    def type_text(self, text: str) -> bool:
+        """Append printable input to the query; text with a control character is refused."""
+        if not text or any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in text):
+            return False
+        self.set_query(self._query + text)
+        return True
+
+    def backspace(self) -> bool:
+        if not self._query:
+            return False
+        self.set_query(self._query[:-1])
+        return True
+
+    def clear_query(self) -> bool:
+        """``escape``: clear a non-empty query (True); an empty query means "close" (False)."""
+        if not self._query:
+            return False
+        self.set_query("")
+        return True
+
+    def compute_search_texts(
+        self,
+        metas: Iterable[EntryMeta] | None = None,
+        *,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> SearchIndex:
+        """Read every entry (or just ``metas``): searchable texts and the tool-call map.
+
+        Only reads the file and returns a new object, so it can run in a worker thread while the
+        view is used (the rows are the snapshot taken at the start). A partial index comes back
+        if ``cancelled()`` turns true (asked every 256 entries; a worker can also use the call to
+        let other threads run).
+        """
+        snapshot = self._rows if metas is None else None
+        entries = snapshot if snapshot is not None else list(metas or ())
+        texts: dict[str, str] = {}
+        by_row: list[str] = []
+        tool_calls: dict[str, tuple[Any, Any]] = {}
+        raw = self.session.raw
+        complete = True
+        for count, meta in enumerate(entries):
+            if cancelled is not None and count % 256 == 0 and cancelled():
+                complete = False
+                break
+            obj = raw(meta)
+            if meta.type == "message" and meta.role == "assistant":
+                for block_id, name, arguments in _tool_calls_of(obj):
+                    tool_calls[block_id] = (name, arguments)
+            text = searchable_text(obj).lower()
+            texts[meta.uid] = text
+            by_row.append(text)
+        if snapshot is not None and complete:
+            return SearchIndex(texts, tool_calls, len(snapshot), snapshot, by_row)
+        return SearchIndex(texts, tool_calls)
+
+    def set_search_texts(self, index: SearchIndex) -> None:
+        """Install searchable texts (from :meth:`compute_search_texts`, usually run in a worker),
+        merged with those already installed; re-filters when a query is active."""
+        if self._search is not None and self._search.texts is not index.texts:
+            keep = index.by_row is not None and index.rows is self._rows
+            index = SearchIndex(
+                {**self._search.texts, **index.texts},
+                {**self._search.tool_calls, **index.tool_calls},
+                max(self._search.covers, index.covers),
+                index.rows if keep else None,
+                index.by_row if keep else None,
+            )
+        self._search = index
+        if index.covers > self._tool_map_upto:
+            merged = dict(self._tool_map or {})
+            merged.update(index.tool_calls)
+            self._tool_map = merged
+            self._tool_map_upto = index.covers
+            self._texts.clear()  # toolResult rows may read differently now
+        self._search_rows = None
+        self._search_blob = None
+        self._last_search = None
+        if self._tokens:
+            self._apply()
+
+    def _search_texts_by_row(self) -> list[str]:
+        """Searchable text of every row: the label (§3.10: it comes first), then the rest."""
+        rows = self._search_rows
+        if rows is not None:
+            return rows
+        if self._search is None:
+            self._search = self.compute_search_texts()
+        index = self._search
+        if index.by_row is not None and index.rows is self._rows:
+            rows = list(index.by_row)
+        else:
+            texts = index.texts
+            missing = [meta for meta in self._rows if meta.uid not in texts]
+            if missing:
+                texts.update(self.compute_search_texts(missing).texts)
+            rows = [texts[meta.uid] for meta in self._rows]
+        labels = self.session.labels
+        if labels:
+            for row in self._labeled_rows():
+                label = labels.get(self._rows[row].id or "")
+                if label is not None:
+                    rows[row] = f"{label.lower()} {rows[row]}"
+        self._search_rows = rows
+        return rows
+
+    def _matches(self, mask: bytearray) -> list[int]:
+        """Rows allowed by ``mask`` whose searchable text holds every query token (§3.10).
+
+        Typing only adds to a query, so when every token of the previous search is part of a
+        token of this one (same filter, no folds), only the previous matches are checked. A rare
+        token is found with ``bytes.find`` over all texts joined as UTF-8 (a UTF-8 match is a
+        character match), jumping to the next row after each hit: the cost follows the number of
+        matching rows. A token holds no white space, so no match spans the separator."""
+        texts = self._search_texts_by_row()
+        tokens = sorted(self._tokens, key=len, reverse=True)
+        key = (self._filter, tuple(sorted(self._folded.values())))
+        last = self._last_search
+        if (
+            last is not None
+            and last[0] == key
+            and all(any(old in new for new in tokens) for old in last[1])
+        ):
+            hits = last[2]
+        else:
+            hits = self._find_rows(tokens[0], mask, texts)
+        for token in tokens:
+            hits = [row for row in hits if token in texts[row]]
+        self._last_search = (key, tokens, hits)
+        return hits
+
+    def _find_rows(self, token: str, mask: bytearray, texts: list[str]) -> list[int]:
+        if self._search_blob is None:
+            encoded = [text.encode("utf-8", "surrogatepass") for text in texts]
+            starts = list(accumulate(map(add, map(len, encoded), repeat(1)), initial=0))
+            self._search_blob = (b"\n".join(encoded), starts)
+        blob, starts = self._search_blob
+        needle = token.encode("utf-8", "surrogatepass")
+        if blob.count(needle) * 8 > len(texts):
+            # common: testing each allowed row costs less than one jump per hit
+            return list(compress(range(len(texts)), mask))
+        find = blob.find
+        hits: list[int] = []
+        position = find(needle)
+        while position >= 0:
+            row = bisect_right(starts, position) - 1
+            if mask[row]:
+                hits.append(row)
+            position = find(needle, starts[row + 1])
+        return hits
+
+    # -------------------------------------------------------------------------- changes
+
+    @property
+    def leaf(self) -> EntryMeta | None:
+        return self._leaf
+
+    def labels_changed(self) -> None:
+        """The session's labels changed without new rows (call :meth:`rebuild` when entries were
+        added: a label entry is an entry too)."""
+        self._labeled = None
+        self._search_rows = None
+        self._search_blob = None
+        self._last_search = None
+        self._apply()
+
+    def set_leaf(self, leaf: EntryMeta | str | None) -> None:
+        """Move the leaf (branch switch): the active path and row order change."""
+        self._leaf = self._resolve_leaf(leaf)
+        self.rebuild()
+
+    def rebuild(self, *, replaced: bool = False) -> None:
+        """Re-flatten after the session grew or was replaced, or the leaf moved, keeping the
+        filter, query, folds and selected entry. ``replaced``: contents may differ, so the
+        caches (row texts, search texts, tool calls) are dropped."""
+        if self._vis:
+            keep: str | None = self.entry(self._sel).uid
+        else:
+            keep = self._rows[self._remembered].uid if self._remembered is not None else None
+        if self._leaf is not None and self.session.get(self._leaf.uid) is not self._leaf:
+            self._leaf = self.session.get(self._leaf.uid) or self.session.leaf
+        if replaced:
+            self._texts.clear()
+            self._search = None
+            self._tool_map = None
+            self._tool_map_upto = 0
+        folded = list(self._folded)
+        self._flatten()
+        self._folded = {}
+        for uid in folded:
+            folded_row = self._row_for_uid(uid)
+            if folded_row >= 0:
+                self._folded[uid] = folded_row
+        row = self._row_for_uid(keep)
+        self._remembered = row if row >= 0 else None
+        self._vis = []
+        self._sel = 0
+        self._apply()
+        if self._remembered is None and self._vis:
+            self._sel = self._nearest_visible(self._leaf_row)
+            self._remembered = self._vis[self._sel]

@@ -1,0 +1,1 @@
+"""Widgets of the pitui app, one per module (the branch tree, the session list, the preview…)."""

@@ -1,0 +1,601 @@
+"""The session's branch tree, drawn with the Line API from a :class:`~pitui.core.treeview.TreeView`.
+
+Not Textual's ``Tree`` (it recurses per level and fails on a 1,000-deep chain): the model flattens
+the session once and this widget only draws the rows on screen (``render_line``), caching each
+row's :class:`Strip` under everything that changes it. Keys are pi's tree keys (ui-behaviour §3.14):
+printable characters and backspace edit the search query, ``L``/``T`` are commands. The widget
+requests, the screen decides: enter, ``L``, escape on an empty query and every change of selection,
+filter or query are posted as messages.
+
+The search line (``Type to search: …``) is the border title and the status line (``(3/40) [all]``)
+the border subtitle, built as ``Text`` so session text is never read as markup.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from typing import ClassVar
+
+from rich.cells import cell_len, split_graphemes
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events, on, work
+from textual.binding import BindingType
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.worker import get_current_worker
+
+from pitui.core.session import Session
+from pitui.core.treeview import FILTER_MODES, FilterMode, RowView, SearchIndex, TreeView
+from pitui.render.safe_text import one_line
+from pitui.ui.commands import bindings_for
+
+# pi's theme names → component classes (their colours come from theme variables in session.tcss)
+_ROLE_CLASS: dict[str, str] = {
+    "accent": "branch-tree--accent",
+    "success": "branch-tree--success",
+    "muted": "branch-tree--muted",
+    "dim": "branch-tree--dim",
+    "warning": "branch-tree--warning",
+    "error": "branch-tree--error",
+    "borderAccent": "branch-tree--border-accent",
+    "customMessageLabel": "branch-tree--custom-label",
+}
+_COMMAND_KEYS = frozenset({"L", "T", "shift+l", "shift+t"})
+ELLIPSIS = "..."
+
+
+def cut_to_width(pieces: list[tuple[str, Style]], width: int) -> list[tuple[str, Style]]:
+    """§3.1: a row wider than ``width`` cells keeps the longest run of whole grapheme clusters
+    that fits in ``width − 3`` cells, then ``...``."""
+    sizes = [cell_len(text) for text, _ in pieces]
+    if sum(sizes) <= width:
+        return pieces
+    room = max(0, width - len(ELLIPSIS))
+    out: list[tuple[str, Style]] = []
+    used = 0
+    last_style = pieces[0][1] if pieces else Style()
+    for (text, style), size in zip(pieces, sizes, strict=True):
+        last_style = style
+        if used + size <= room:
+            out.append((text, style))
+            used += size
+            continue
+        out.append((_head(text, size, room - used), style))
+        break
+    out.append((ELLIPSIS[: max(0, width)], last_style))
+    return out
+
+
+def _head(text: str, size: int, cells: int) -> str:
+    """The longest run of whole grapheme clusters of ``text`` that fits in ``cells``."""
+    if size == len(text):  # one cell per character (connectors, ASCII): no clusters to keep
+        return text[:cells]
+    # only look at what can fit (zero-width marks take no cell, hence the margin); the last
+    # cluster of a cut slice may be incomplete, so it is dropped
+    limit = cells * 4 + 16
+    sliced = len(text) > limit
+    spans, _ = split_graphemes(text[:limit] if sliced else text)
+    if sliced and spans:
+        spans.pop()
+    keep = used = 0
+    for _start, end, width in spans:
+        if used + width > cells:
+            break
+        used += width
+        keep = end
+    return text[:keep]
+
+
+class BranchTree(ScrollView, can_focus=True):
+    """pi's tree selector over one session (ui-behaviour §3), for 100,000 entries and more."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "branch-tree--cursor",  # the selected row: background over the full width, bold text
+        "branch-tree--pointer",  # the "› " in front of the selected row
+        "branch-tree--prefix",  # connectors and gutters
+        "branch-tree--marker",  # fold marker "⊞ " and active-path marker "• "
+        "branch-tree--label",  # "[label] "
+        "branch-tree--label-time",
+        "branch-tree--query",  # the query in the search line
+        "branch-tree--empty",  # "No entries found"
+        *_ROLE_CLASS.values(),
+    }
+
+    BINDINGS: ClassVar[list[BindingType]] = list(bindings_for("tree"))
+
+    #: Sessions up to this many entries get their searchable texts read as soon as the tree is
+    #: shown (under a second); bigger ones on the first search keystroke.
+    PREFETCH_ENTRIES: ClassVar[int] = 20_000
+
+    filter_mode: reactive[FilterMode] = reactive("default", init=False)
+    """The filter (§3.8); setting it applies it like the filter keys do (folds cleared)."""
+    search_query: reactive[str] = reactive("", init=False)
+    """The search query (§3.10); setting it searches."""
+    show_label_times: reactive[bool] = reactive(False, init=False)
+
+    # ------------------------------------------------------------------------------ messages
+
+    class EntryHighlighted(Message):
+        """The selection moved (keys, mouse, filter or search change). ``uid`` is None when no
+        row is visible."""
+
+        def __init__(self, tree: BranchTree, uid: str | None, index: int, count: int) -> None:
+            super().__init__()
+            self.branch_tree = tree
+            self.uid = uid
+            self.index = index
+            self.count = count
+
+        @property
+        def control(self) -> BranchTree:
+            return self.branch_tree
+
+        def can_replace(self, message: Message) -> bool:
+            return (
+                isinstance(message, BranchTree.EntryHighlighted)
+                and message.branch_tree is self.branch_tree
+            )
+
+    class EntrySelected(Message):
+        """``enter`` (or a double click) on an entry: the screen applies §3.13."""
+
+        def __init__(self, tree: BranchTree, uid: str) -> None:
+            super().__init__()
+            self.branch_tree = tree
+            self.uid = uid
+
+        @property
+        def control(self) -> BranchTree:
+            return self.branch_tree
+
+    class LabelRequested(Message):
+        """``L`` on an entry: the screen opens the label editor (prefilled with ``label``)."""
+
+        def __init__(self, tree: BranchTree, uid: str, label: str | None) -> None:
+            super().__init__()
+            self.branch_tree = tree
+            self.uid = uid
+            self.label = label
+
+        @property
+        def control(self) -> BranchTree:
+            return self.branch_tree
+
+    class SearchChanged(Message):
+        def __init__(self, tree: BranchTree, query: str) -> None:
+            super().__init__()
+            self.branch_tree = tree
+            self.query = query
+
+        @property
+        def control(self) -> BranchTree:
+            return self.branch_tree
+
+    class FilterChanged(Message):
+        def __init__(self, tree: BranchTree, mode: FilterMode) -> None:
+            super().__init__()
+            self.branch_tree = tree
+            self.mode = mode
+
+        @property
+        def control(self) -> BranchTree:
+            return self.branch_tree
+
+    class LabelTimesToggled(Message):
+        def __init__(self, tree: BranchTree, shown: bool) -> None:
+            super().__init__()
+            self.branch_tree = tree
+            self.shown = shown
+
+        @property
+        def control(self) -> BranchTree:
+            return self.branch_tree
+
+    class CloseRequested(Message):
+        """``escape`` / ``ctrl+c`` with an empty query: pi closes the tree here."""
+
+        def __init__(self, tree: BranchTree) -> None:
+            super().__init__()
+            self.branch_tree = tree
+
+        @property
+        def control(self) -> BranchTree:
+            return self.branch_tree
+
+    class _SearchReady(Message):
+        def __init__(self, index: SearchIndex | None, epoch: int) -> None:
+            super().__init__()
+            self.index = index
+            self.epoch = epoch
+
+    # ------------------------------------------------------------------------------ setup
+
+    def __init__(
+        self,
+        session: Session,
+        *,
+        leaf: str | None = "default",
+        selected: str | None = None,
+        filter_mode: FilterMode = "default",
+        search_in_background: bool = True,
+        home: str | None = None,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        """``leaf`` is a uid, ``None`` (no leaf) or ``"default"`` (the file's leaf); ``selected``
+        the uid to start on (§3.9).
+
+        Searching needs the text of every entry. With ``search_in_background`` a thread worker
+        reads them: at once for sessions up to :attr:`PREFETCH_ENTRIES` entries, otherwise on the
+        first search keystroke (a query typed meanwhile waits, shown with ``…``), so opening a
+        big session is not slowed by a thread competing for the interpreter. Without it the
+        first query reads them on the spot."""
+        super().__init__(name=name, id=id, classes=classes)
+        self._tree = TreeView(session, leaf=leaf, selected=selected, filter_mode=filter_mode,
+                              home=home)  # fmt: skip
+        self._search_in_background = search_in_background
+        self._pending_query: str | None = None  # typed before the searchable texts were ready
+        self._reading = False  # the search-text worker is running
+        self._search_epoch = 0  # bumped when the file is replaced: older results are dropped
+        self._line_cache: LRUCache[tuple[object, ...], Strip] = LRUCache(1024)
+        self._base_style: Style | None = None
+        self.set_reactive(BranchTree.filter_mode, filter_mode)
+        self._last_highlight: tuple[str | None, int, int] | None = None
+
+    @property
+    def model(self) -> TreeView:
+        """The model (read it freely; change it through this widget's methods)."""
+        return self._tree
+
+    def on_mount(self) -> None:
+        self._sync(scroll=True)
+        if self._small_session():
+            self.prefetch_search_texts()
+
+    def _small_session(self) -> bool:
+        return len(self._tree.session.entries) <= self.PREFETCH_ENTRIES
+
+    def prefetch_search_texts(self) -> None:
+        """Start reading the searchable texts now (in a thread worker) if not done or running."""
+        if not self._search_in_background or self._tree.search_ready or self._reading:
+            return
+        self._reading = True
+        if self._tree.count:
+            # read one entry here first: Session.raw opens its file lazily, and two threads
+            # doing that at once would each open it
+            self._tree.row(self._tree.selected_index)
+        self._read_search_texts()
+
+    def on_resize(self) -> None:
+        self._sync(scroll=True)  # pi keeps the selection in the middle of the window
+
+    @work(thread=True, group="branch-tree-search", exclusive=True, exit_on_error=False)
+    def _read_search_texts(self) -> None:
+        worker = get_current_worker()
+        epoch = self._search_epoch
+
+        def cancelled() -> bool:
+            time.sleep(0)  # let the event loop have the interpreter: keys stay responsive
+            return worker.is_cancelled
+
+        try:
+            index = self._tree.compute_search_texts(cancelled=cancelled)
+        except OSError:
+            index = None  # the file vanished or was replaced: the query finds nothing
+        if not worker.is_cancelled:
+            self.post_message(self._SearchReady(index, epoch))
+
+    @on(_SearchReady)
+    def _search_texts_arrived(self, message: _SearchReady) -> None:
+        message.stop()
+        if message.epoch != self._search_epoch:
+            return
+        self._reading = False
+        if message.index is not None:
+            self._tree.set_search_texts(message.index)
+        query, self._pending_query = self._pending_query, None
+        if query is not None and self._tree.search_ready:
+            self._tree.set_query(query)
+        elif query:  # the file could not be read: there is nothing to search
+            self.set_reactive(BranchTree.search_query, "")
+            self.post_message(self.SearchChanged(self, ""))
+        self._sync(scroll=True)
+
+    # ------------------------------------------------------------------------------ public API
+
+    @property
+    def selected_uid(self) -> str | None:
+        return self._tree.selected_uid
+
+    def select_uid(self, uid: str) -> bool:
+        """Select an entry (or its nearest visible ancestor); False if neither is visible."""
+        found = self._tree.select_uid(uid)
+        self._sync(scroll=True)
+        return found
+
+    def set_leaf(self, leaf: str | None) -> None:
+        """The leaf moved (branch switch): the `•` path and the row order change at once."""
+        self._tree.set_leaf(leaf)
+        self._sync(scroll=True)
+
+    def labels_changed(self) -> None:
+        """The session's labels changed but no entry was added."""
+        self._tree.labels_changed()
+        self._sync(scroll=True)
+
+    def session_changed(self, *, replaced: bool = False) -> None:
+        """The session was refreshed (grew, or ``replaced``): re-flatten, keep the selection."""
+        if replaced:
+            # texts being read belong to the old file: drop them, read again if wanted
+            self.workers.cancel_group(self, "branch-tree-search")
+            self._search_epoch += 1
+            self._reading = False
+        self._tree.rebuild(replaced=replaced)
+        if replaced and (self._pending_query is not None or self._small_session()):
+            self.prefetch_search_texts()
+        self._sync(scroll=True)
+
+    @property
+    def page_size(self) -> int:
+        return max(1, self.scrollable_content_region.height)
+
+    # ------------------------------------------------------------------------------ reactives
+
+    def watch_filter_mode(self, mode: FilterMode) -> None:
+        if mode != self._tree.filter_mode:
+            self._tree.set_filter(mode)
+            self._sync(scroll=True)
+            self.post_message(self.FilterChanged(self, mode))
+
+    def watch_search_query(self, query: str) -> None:
+        if query != self._current_query():
+            self._search(query)
+
+    def watch_show_label_times(self, shown: bool) -> None:
+        if shown != self._tree.show_label_times:
+            self._tree.toggle_label_times()
+            self._sync()
+            self.post_message(self.LabelTimesToggled(self, shown))
+
+    # ------------------------------------------------------------------------------ actions
+
+    def action_cursor_up(self) -> None:
+        self._tree.move_up()
+        self._sync(scroll=True)
+
+    def action_cursor_down(self) -> None:
+        self._tree.move_down()
+        self._sync(scroll=True)
+
+    def action_page_up(self) -> None:
+        self._tree.page_up(self.page_size)
+        self._sync(scroll=True)
+
+    def action_page_down(self) -> None:
+        self._tree.page_down(self.page_size)
+        self._sync(scroll=True)
+
+    def action_fold_or_up(self) -> None:
+        self._tree.fold_or_up()
+        self._sync(scroll=True)
+
+    def action_unfold_or_down(self) -> None:
+        self._tree.unfold_or_down()
+        self._sync(scroll=True)
+
+    def action_select(self) -> None:
+        uid = self._tree.selected_uid
+        if uid is not None:
+            self.post_message(self.EntrySelected(self, uid))
+
+    def action_escape(self) -> None:
+        if self._pending_query:
+            self._pending_query = None
+            self._sync()
+            self.post_message(self.SearchChanged(self, ""))
+        elif self._tree.clear_query():
+            self._sync(scroll=True)
+            self.post_message(self.SearchChanged(self, ""))
+        else:
+            self.post_message(self.CloseRequested(self))
+
+    def action_filter(self, mode: str) -> None:
+        self._set_filter(self._mode(mode))
+
+    def action_toggle_filter(self, mode: str) -> None:
+        wanted = self._mode(mode)
+        self._set_filter("default" if self._tree.filter_mode == wanted else wanted)
+
+    def action_cycle_filter(self, step: int) -> None:
+        position = FILTER_MODES.index(self._tree.filter_mode)
+        self._set_filter(FILTER_MODES[(position + step) % len(FILTER_MODES)])
+
+    def action_edit_label(self) -> None:
+        meta = self._tree.selected
+        if meta is not None:
+            label = self._tree.session.labels.get(meta.id) if meta.id is not None else None
+            self.post_message(self.LabelRequested(self, meta.uid, label))
+
+    def action_toggle_label_times(self) -> None:
+        self.show_label_times = not self.show_label_times
+
+    def action_backspace(self) -> None:
+        query = self._current_query()
+        if query:
+            self._search(query[:-1])
+
+    # ------------------------------------------------------------------------------ keys, mouse
+
+    def on_key(self, event: events.Key) -> None:
+        """Printable input goes to the search (§3.10); ``L`` and ``T`` stay commands."""
+        if event.key in _COMMAND_KEYS or not event.is_printable or not event.character:
+            return
+        text = event.character
+        if any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in text):
+            return
+        event.stop()
+        event.prevent_default()
+        self._search(self._current_query() + text)
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        index = offset.y + round(self.scroll_offset.y)
+        if not 0 <= index < self._tree.count:
+            return
+        self._tree.select_index(index)
+        self._sync()
+        if event.chain >= 2:
+            self.action_select()
+
+    # ------------------------------------------------------------------------------ internals
+
+    @staticmethod
+    def _mode(name: str) -> FilterMode:
+        for mode in FILTER_MODES:
+            if mode == name:
+                return mode
+        raise ValueError(f"unknown filter mode {name!r}")
+
+    def _current_query(self) -> str:
+        return self._pending_query if self._pending_query is not None else self._tree.query
+
+    def _set_filter(self, mode: FilterMode) -> None:
+        # every filter key applies (and clears folds) even when the mode does not change
+        self._tree.set_filter(mode)
+        self.set_reactive(BranchTree.filter_mode, mode)
+        self._sync(scroll=True)
+        self.post_message(self.FilterChanged(self, mode))
+
+    def _search(self, query: str) -> None:
+        if self._tree.search_ready or not self._search_in_background:
+            self._tree.set_query(query)
+        else:
+            self._pending_query = query  # applied when the worker's texts arrive
+            self._tree.clear_folds()  # as any query change does (§3.10)
+            self.prefetch_search_texts()
+        self.set_reactive(BranchTree.search_query, query)
+        self._sync(scroll=True)
+        self.post_message(self.SearchChanged(self, query))
+
+    def _sync(self, *, scroll: bool = False) -> None:
+        """After any change: sizes, titles, scroll position, highlight message, redraw."""
+        tree = self._tree
+        self.virtual_size = Size(0, max(tree.count, 1))
+        self.set_reactive(BranchTree.search_query, self._current_query())
+        self.set_reactive(BranchTree.show_label_times, tree.show_label_times)
+        self._update_titles()
+        if scroll and tree.count:
+            height = self.page_size
+            self.scroll_to(y=tree.window_start(height), animate=False, immediate=True)
+        highlight = (tree.selected_uid, tree.selected_index, tree.count)
+        if highlight != self._last_highlight:
+            self._last_highlight = highlight
+            self.post_message(self.EntryHighlighted(self, *highlight))
+        self.refresh()
+
+    @property
+    def search_line(self) -> Text:
+        """pi's search line: ``Type to search:`` and the query (accent); ``…`` while the
+        searchable texts are still being read. Shown as the border title."""
+        search = Text("Type to search:", no_wrap=True, end="")
+        query = self._current_query()
+        if query:
+            search.append(" ")
+            search.append(one_line(query), self.get_component_rich_style("branch-tree--query"))
+            if self._pending_query is not None:
+                search.append(" …")
+        return search
+
+    @property
+    def status_line(self) -> str:
+        """pi's status line without its indent: ``(8/11) [all] [+label time]``. Shown as the
+        border subtitle."""
+        return self._tree.status_text()
+
+    def _update_titles(self) -> None:
+        self.border_title = self.search_line
+        self.border_subtitle = Text(self.status_line, no_wrap=True, end="")
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._line_cache.clear()
+        self._base_style = None
+
+    @property
+    def _base(self) -> Style:
+        # the widget's own style, looked up once per style change (not once per line)
+        if self._base_style is None:
+            self._base_style = self.rich_style
+        return self._base_style
+
+    def render_line(self, y: int) -> Strip:
+        tree = self._tree
+        width = self.scrollable_content_region.width
+        index = y + round(self.scroll_offset.y)
+        if 0 <= index < tree.count:
+            selected = index == tree.selected_index
+            key = (tree.generation, index, selected, width)
+            cached = self._line_cache.get(key)
+            if cached is not None:
+                return cached
+        base = self._base
+        if tree.count == 0:
+            if y != 0:
+                return Strip.blank(width, base)
+            empty = base + self.get_component_rich_style("branch-tree--empty")
+            return Strip([Segment("  No entries found"[:width], empty)]).adjust_cell_length(
+                width, base
+            )
+        if not 0 <= index < tree.count:
+            return Strip.blank(width, base)
+        strip = self._render_row(tree.row(index), width, base)
+        self._line_cache[key] = strip
+        return strip
+
+    def _render_row(self, row: RowView, width: int, base: Style) -> Strip:
+        style_of = self.get_component_rich_style
+        line_style = base
+        # Component styles carry the widget's background; on the selected row the cursor's
+        # background (and bold) is laid over each piece last, so no colour hides it.
+        overlay = Style()
+        if row.selected:
+            cursor = style_of("branch-tree--cursor")
+            overlay = Style(bgcolor=cursor.bgcolor, bold=cursor.bold, italic=cursor.italic)
+            line_style = base + cursor
+
+        def styled(name: str) -> Style:
+            return style_of(name) + overlay
+
+        pieces: list[tuple[str, Style]] = [
+            ("› ", styled("branch-tree--pointer")) if row.selected else ("  ", line_style),
+            (row.prefix, styled("branch-tree--prefix")),
+        ]
+        if row.fold_marker:
+            pieces.append(("⊞ ", styled("branch-tree--marker")))
+        if row.active:
+            pieces.append(("• ", styled("branch-tree--marker")))
+        if row.label is not None:
+            pieces.append((f"[{one_line(row.label)}] ", styled("branch-tree--label")))
+        if row.label_time is not None:
+            pieces.append((f"{row.label_time} ", styled("branch-tree--label-time")))
+        for part in row.parts:
+            style = styled(_ROLE_CLASS[part.role]) if part.role else line_style
+            if part.italic:
+                style += Style(italic=True)
+            pieces.append((one_line(part.text), style))
+        pieces = [(text, style) for text, style in cut_to_width(pieces, width) if text]
+        return Strip(_segments(pieces)).adjust_cell_length(width, line_style)
+
+
+def _segments(pieces: Iterable[tuple[str, Style]]) -> list[Segment]:
+    return [Segment(text, style) for text, style in pieces]
