@@ -13,8 +13,8 @@ nothing here raises because of what a file contains. A file that is not a pi ses
 from __future__ import annotations
 
 import gc
-import threading
 import os
+import threading
 import time
 from bisect import insort
 from collections.abc import Iterable, Iterator
