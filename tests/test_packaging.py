@@ -1,0 +1,60 @@
+"""The wheel carries the stylesheets and type marker, and the installed command runs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(out), str(REPO)],
+        capture_output=True,
+        text=True,
+    )
+    if built.returncode != 0:
+        pytest.fail(f"building the wheel failed: {built.stderr[-2000:]}")
+    return next(out.glob("pitui-*.whl"))
+
+
+def test_wheel_contains_styles_and_marker(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    styles = {Path(n).name for n in names if n.startswith("pitui/styles/")}
+    assert {"base.tcss", "picker.tcss", "session.tcss", "modals.tcss"} <= styles
+    assert "pitui/py.typed" in names
+    assert not any(n.startswith("tests/") for n in names)
+
+
+def test_installed_command_runs(wheel: Path, tmp_path: Path) -> None:
+    env_dir = tmp_path / "venv"
+    # the dependencies come from this interpreter; only pitui itself is installed from the wheel
+    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
+    python = env_dir / "bin" / "python"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--quiet",
+         str(wheel)],
+        check=True,
+    )  # fmt: skip
+    command = env_dir / "bin" / "pitui"
+    version = subprocess.run(
+        [str(command), "--version"], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert version.returncode == 0 and version.stdout.startswith("pitui ")
+    demo_help = subprocess.run(
+        [str(command), "--demo", "--help"], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert demo_help.returncode == 0 and "--demo" in demo_help.stdout
+    # the stylesheets are found inside the installed package, not in this checkout
+    probe = "from pitui.ui.app import stylesheets; print(stylesheets()[0])"
+    found = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, cwd=tmp_path)
+    assert found.returncode == 0, found.stderr
+    assert str(env_dir) in found.stdout
