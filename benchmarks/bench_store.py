@@ -1,0 +1,219 @@
+"""List a store of 10,000 sessions: cold, warm, after 10 files grew, full text; next to orjson.
+
+Run by hand (not in CI):  python benchmarks/bench_store.py [--sessions 10000] [--keep DIR]
+
+Builds the store with ``../shared/tools/gen_store.py`` (10,000 sessions x ~100 entries, about
+1.9 GB; deleted afterwards unless ``--keep DIR`` names where to build or reuse it). Every
+measurement is a whole process, as a user runs it:
+
+- ``orjson``: a script that reads every file and parses every line with orjson (the baseline);
+- ``cold``: ``pitui list --all --json`` with an empty index;
+- ``warm``: the same again, nothing changed (best of ``--runs``);
+- ``grew10``: after appending two lines to 10 files (best of ``--runs`` rounds, new files each);
+- ``fts_build``: ``pitui list --all --fts QUERY`` the first time (indexes every message body);
+- ``fts_query``: the same query again (whole process), and the query alone inside a process.
+
+With ``--keep`` the store is reused, and the appended lines stay in it.
+
+Python may write bytecode caches (``__pycache__``, ignored by git) as an installed package has
+them; a ``python -c pass`` run is printed as the floor of any process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+GEN_STORE = REPO.parent / "shared" / "tools" / "gen_store.py"
+
+ORJSON_ONLY = r"""
+import gc, os, sys, orjson
+gc.disable()
+root = os.path.join(sys.argv[1], "sessions")
+loads, lines = orjson.loads, 0
+for folder in os.scandir(root):
+    if not folder.is_dir():
+        continue
+    for entry in os.scandir(folder.path):
+        if entry.name.endswith(".jsonl"):
+            with open(entry.path, "rb") as handle:
+                data = handle.read()
+            for line in data.split(b"\n"):
+                if line:
+                    loads(line)
+                    lines += 1
+print(lines)
+"""
+
+FTS_QUERY_ONLY = r"""
+import sys, time
+from pitui.core.store import Store
+store = Store(cwd="/")
+times = []
+for _ in range(5):
+    start = time.perf_counter()
+    hits = store.text_search(sys.argv[1], limit=50)
+    times.append(time.perf_counter() - start)
+print(min(times), len(hits))
+"""
+
+FIRST_BATCH = r"""
+import time
+from pitui.core.store import Store
+start = time.perf_counter()
+store = Store(cwd="/")
+batches = store.iter_load("all")
+first = next(batches)
+print(time.perf_counter() - start, len(first))
+for _ in batches:
+    pass
+"""
+
+
+CPU: dict[str, float] = {}  # CPU seconds (user + system, workers included) of the last run
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, str]:
+    cpu_before = _children_cpu()
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, env=env, cwd=REPO, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - start
+    CPU["last"] = _children_cpu() - cpu_before
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd[:6])}… failed:\n{proc.stderr[-2000:]}")
+    if proc.stderr.strip():
+        print(f"  stderr: {proc.stderr.strip()[:300]}", file=sys.stderr)
+    return elapsed, proc.stdout
+
+
+def grow(files: list[Path], rng: random.Random, count: int) -> None:
+    """Append a user and an assistant message to ``count`` files, as pi would."""
+    for path in rng.sample(files, count):
+        last = path.read_bytes().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+        parent = json.loads(last).get("id")
+        now = int(time.time() * 1000)
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now / 1000)) + ".000Z"
+        uid, aid = f"b{rng.getrandbits(28):07x}", f"b{rng.getrandbits(28):07x}"
+        lines = [
+            {"type": "message", "id": uid, "parentId": parent, "timestamp": stamp,
+             "message": {"role": "user", "content": "one more question", "timestamp": now}},
+            {"type": "message", "id": aid, "parentId": uid, "timestamp": stamp,
+             "message": {"role": "assistant", "content": [{"type": "text", "text": "answer"}],
+                         "provider": "anthropic", "model": "claude-sonnet-4-5",
+                         "usage": {"totalTokens": 10, "cost": {"total": 0.001}},
+                         "stopReason": "stop", "timestamp": now}},
+        ]  # fmt: skip
+        with open(path, "a", encoding="utf-8") as handle:
+            for line in lines:
+                handle.write(json.dumps(line, separators=(",", ":")) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sessions", type=int, default=10_000)
+    parser.add_argument("--keep", type=Path, help="generate into (or reuse) this agent dir")
+    parser.add_argument("--runs", type=int, default=3, help="best of N for the repeated steps")
+    parser.add_argument("--query", default="regression benchmark", help="full-text query")
+    args = parser.parse_args()
+
+    agent = args.keep or Path(tempfile.mkdtemp(prefix="pitui-bench-store-"))
+    cache = Path(tempfile.mkdtemp(prefix="pitui-bench-cache-"))
+    try:
+        if not (agent / "gen_store.manifest.json").exists():
+            print(f"generating {args.sessions} sessions in {agent} …", file=sys.stderr)
+            subprocess.run(
+                [sys.executable, str(GEN_STORE), str(agent), "--sessions", str(args.sessions),
+                 "-q"],
+                check=True,
+            )  # fmt: skip
+        files = sorted((agent / "sessions").glob("*/*.jsonl"))
+        store_bytes = sum(p.stat().st_size for p in files)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env.update(
+            PI_CODING_AGENT_DIR=str(agent),
+            XDG_CACHE_HOME=str(cache),
+            PYTHONPATH=str(REPO),
+        )
+        py = sys.executable
+        pitui = [py, "-m", "pitui", "list", "--all", "--json"]
+        timed([py, "-m", "pitui", "--version"], env)  # compile bytecode once
+        floor = min(timed([py, "-c", "pass"], env)[0] for _ in range(args.runs))
+        for _ in range(2):  # the store in the page cache, as for a user who just used pi
+            timed([py, "-c", ORJSON_ONLY, str(agent)], env)
+        orjson_runs = []
+        for _ in range(args.runs):
+            elapsed, out = timed([py, "-c", ORJSON_ONLY, str(agent)], env)
+            orjson_runs.append((elapsed, CPU["last"], int(out)))
+        orjson_s, orjson_cpu, lines = min(orjson_runs)
+
+        cold_s, out = timed(pitui, env)
+        cold_cpu = CPU["last"]
+        listed = len(json.loads(out))
+        warm_s = min(timed(pitui, env)[0] for _ in range(args.runs))
+        rng = random.Random(7)
+        grew: list[float] = []
+        for _ in range(args.runs):
+            grow(files, rng, 10)
+            grew.append(timed(pitui, env)[0])
+        warm_first_batch_s = float(timed([py, "-c", FIRST_BATCH], env)[1].split()[0])
+        shutil.rmtree(cache / "pitui")  # cold again, to see when the first rows arrive
+        cold_first_batch_s = float(timed([py, "-c", FIRST_BATCH], env)[1].split()[0])
+        fts = [*pitui, "--fts", args.query]
+        fts_build_s, _ = timed(fts, env)
+        fts_process_s = min(timed(fts, env)[0] for _ in range(args.runs))
+        query_s, hits = timed([py, "-c", FTS_QUERY_ONLY, args.query], env)[1].split()
+        common_s, common_hits = timed([py, "-c", FTS_QUERY_ONLY, "cache"], env)[1].split()
+        index_mb = sum(p.stat().st_size for p in (cache / "pitui").glob("index.sqlite3*")) / 2**20
+
+        result = {
+            "sessions": len(files),
+            "listed": listed,
+            "lines": lines,
+            "store_mb": round(store_bytes / 2**20, 1),
+            "cpus": os.cpu_count(),
+            "python_floor_s": round(floor, 3),
+            "orjson_parse_all_s": round(orjson_s, 3),
+            "cold_s": round(cold_s, 3),
+            "cold_ratio_to_orjson": round(cold_s / orjson_s, 2),
+            "orjson_cpu_s": round(orjson_cpu, 3),
+            "cold_cpu_s": round(cold_cpu, 3),
+            "cold_cpu_ratio": round(cold_cpu / orjson_cpu, 2),
+            "load_average": [round(x, 2) for x in os.getloadavg()],
+            "cold_first_batch_in_process_s": round(cold_first_batch_s, 3),
+            "warm_s": round(warm_s, 3),
+            "warm_first_batch_in_process_s": round(warm_first_batch_s, 3),
+            "grew10_s": round(min(grew), 3),
+            "grew10_runs_s": [round(t, 3) for t in grew],
+            "fts_build_s": round(fts_build_s, 3),
+            "fts_query_process_s": round(fts_process_s, 3),
+            "fts_query_s": round(float(query_s), 4),
+            "fts_query_hits": int(hits),
+            "fts_common_word_query_s": round(float(common_s), 4),
+            "fts_common_word_hits": int(common_hits),
+            "index_mb": round(index_mb, 1),
+            "targets": "cold <= 1.0x orjson, warm <= 0.3 s, grew10 <= 0.35 s, fts query <= 0.1 s",
+        }
+        print(json.dumps(result, indent=2))
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+        if args.keep is None:
+            shutil.rmtree(agent, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,191 @@
+"""``pitui list``: the sessions of the current folder (or all folders), as the picker shows them.
+
+``--json`` prints pi's ``SessionInfo`` keys (``path``, ``id``, ``cwd``, ``name``,
+``parentSessionPath``, ``created``, ``modified``, ``messageCount``, ``firstMessage``) and pitui's
+extras, in the order of the sort mode. ``--no-index`` computes everything from the files, without
+the cache (and without creating its directory). ``--fts QUERY`` searches every message body of
+every branch instead (full text, through the index) and prints one hit per entry.
+
+The store and the renderers are imported only when the command runs: ``pitui --help`` and the
+other commands do not pay for them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pitui.core.search import Row
+    from pitui.core.store import Scope, SessionInfo, Store
+
+SORT_MODES = ("threaded", "recent", "relevance")
+# Show a progress line on a terminal only when loading takes a noticeable number of files.
+_PROGRESS_MIN_FILES = 200
+
+
+def add_parser(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "list",
+        help="list sessions of this folder (or all folders), as pi's session picker does",
+        description=(
+            "List pi sessions like the /resume picker: newest activity first, pi's search and "
+            "sort modes. Uses a disposable index in the XDG cache directory."
+        ),
+    )
+    parser.add_argument("--all", action="store_true", help="all folders (pi's listAll)")
+    parser.add_argument("--cwd", metavar="DIR", help="current folder (default: this one)")
+    parser.add_argument(
+        "--session-dir", metavar="DIR", help="pi's custom session directory (--session-dir)"
+    )
+    parser.add_argument(
+        "--sort", choices=SORT_MODES, default="threaded", help="sort mode (default: threaded)"
+    )
+    parser.add_argument(
+        "--search", metavar="QUERY", default="", help='pi\'s picker search: words, "phrase", re:…'
+    )
+    parser.add_argument("--named", action="store_true", help="only named sessions")
+    parser.add_argument("--json", action="store_true", help="a JSON array, keys as pi names them")
+    parser.add_argument(
+        "--no-index", action="store_true", help="read every file; do not use or create the cache"
+    )
+    parser.add_argument(
+        "--fts",
+        metavar="QUERY",
+        help='full-text search of every message body (words, "phrase", prefix*)',
+    )
+    parser.add_argument(
+        "--limit", type=int, default=50, metavar="N", help="hits shown by --fts (default: 50)"
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pitui.core.store import Store
+
+    scope: Scope = "all" if args.all else "current"
+    store = Store(cwd=args.cwd, session_dir=args.session_dir, use_index=not args.no_index)
+    try:
+        if args.fts is not None:
+            return _full_text(store, scope, args)
+        progress = _progress_printer()
+        sessions = store.load(scope, progress=progress, texts=args.no_index and bool(args.search))
+        _end_progress(progress)
+        rows = store.rows(sessions, args.search, args.sort, args.named)
+        if args.json:
+            from pitui.commands.common import emit_json
+
+            emit_json([row.item.to_json() for row in rows])
+        else:
+            _print_table(rows, scope, args.named, store)
+    finally:
+        _warn(store)
+        store.close()
+    return 0
+
+
+def _warn(store: Store) -> None:
+    for warning in store.warnings:
+        sys.stderr.write(f"pitui: warning: {warning}\n")
+
+
+class _Progress:
+    """``Loading n/total`` on stderr, redrawn in place (only on a terminal)."""
+
+    def __init__(self) -> None:
+        self.shown = False
+
+    def __call__(self, loaded: int, total: int) -> None:
+        if total < _PROGRESS_MIN_FILES:
+            return
+        sys.stderr.write(f"\rLoading {loaded}/{total}")
+        sys.stderr.flush()
+        self.shown = True
+
+    def end(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+            self.shown = False
+
+
+def _progress_printer() -> _Progress | None:
+    return _Progress() if sys.stderr.isatty() else None
+
+
+def _end_progress(progress: _Progress | None) -> None:
+    if progress is not None:
+        progress.end()
+
+
+def _empty_text(scope: str, named: bool) -> str:
+    # the picker's texts (ui §2.2), without the key hints that mean nothing here
+    if named:
+        return (
+            "No named sessions found." if scope == "all"
+            else "No named sessions in current folder."
+        )  # fmt: skip
+    return "No sessions found." if scope == "all" else "No sessions in current folder."
+
+
+def _print_table(rows: list[Row[SessionInfo]], scope: str, named: bool, store: Store) -> None:
+    from rich.cells import cell_len
+
+    from pitui.commands.common import out
+    from pitui.core.paths import shorten_home
+    from pitui.core.search import display_title
+    from pitui.core.store import age_text
+    from pitui.render.safe_text import one_line
+
+    if not rows:
+        out(_empty_text(scope, named))
+        return
+    width = shutil.get_terminal_size((100, 24)).columns
+    for row in rows:
+        info = row.item
+        right = [f"{info.message_count}", age_text(info.modified)]
+        if scope == "all" and info.cwd:
+            right.insert(0, one_line(shorten_home(info.cwd)))
+        right_text = " ".join(right)
+        title_width = max(10, width - cell_len(row.prefix) - (cell_len(right_text) + 2))
+        title = one_line(display_title(info.name, info.first_message), title_width)
+        pad = width - cell_len(row.prefix) - cell_len(title) - cell_len(right_text)
+        out(f"{row.prefix}{title}{' ' * max(1, pad)}{right_text}")
+
+
+def _full_text(store: Store, scope: Scope, args: argparse.Namespace) -> int:
+    from pitui.core.store import hit_snippet
+
+    progress = _progress_printer()
+    store.sync_fts(scope, progress=progress)
+    _end_progress(progress)
+    hits = store.text_search(args.fts, scope=scope, limit=args.limit)
+    if args.json:
+        from pitui.commands.common import emit_json
+
+        emit_json(
+            [
+                {
+                    "path": hit.path,
+                    "entryId": hit.entry_id,
+                    "kind": hit.kind,
+                    "offset": hit.offset,
+                    "rank": hit.rank,
+                    "snippet": hit_snippet(hit, args.fts),
+                }
+                for hit in hits
+            ]
+        )
+        return 0
+    from pitui.commands.common import out
+    from pitui.core.paths import shorten_home
+    from pitui.render.safe_text import one_line
+
+    if not hits:
+        out("No matches." if scope == "all" else "No matches in current folder.")
+    for hit in hits:
+        out(f"{shorten_home(hit.path)}  {hit.entry_id}  {hit.kind}")
+        out("    " + one_line(hit_snippet(hit, args.fts), 150))
+    return 0

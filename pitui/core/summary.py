@@ -1,0 +1,855 @@
+"""What the session picker shows of one file (format §12.2), computed incrementally.
+
+:class:`SummaryState` is fed the complete lines of a file, from the start or from the byte offset
+where the previous feed stopped (sessions are append-only), and can be serialised into the index,
+so a file that grew is parsed only from there. It never builds a :class:`~pitui.core.session.
+Session`: a listing of 10,000 files keeps only counters, the searchable text and a few small sets.
+
+Reading follows pi's listing exactly: lines split on ``\\n`` only, blank lines and lines that are
+not JSON skipped, the first JSON object must be a session header (**Robust:** with a string id;
+pitui also skips JSON values that are not objects, like its reader does). Where pi would throw on
+hostile content and drop the whole file (``content: 5``, ``message: "x"``, a non-string name),
+pitui keeps the file and ignores the bad value.
+
+Speed: every line is parsed with orjson (a line that does not parse is skipped, as pi does, so
+each must be validated anyway; counting pi-shaped tool-result lines from their first bytes was
+tried and gained nothing measurable over orjson once the checks that keep it exact were paid).
+The per-line work is written out in :meth:`SummaryState.feed` with local variables: it runs a
+million times for a 10,000-session store.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import math
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from pitui.core.jsonl import BOM, parse_json_line
+from pitui.core.jstext import js_trim
+from pitui.core.migrate import header_version
+from pitui.core.search import searchable_text
+from pitui.core.session import js_truthy_label
+
+__all__ = [
+    "CHUNK_SIZE",
+    "NO_MESSAGES",
+    "SEARCH_TEXT_CAP",
+    "FileSummary",
+    "SessionInfo",
+    "SummaryState",
+    "dump_json",
+    "iso_from_ms",
+    "js_date_ms",
+    "load_json",
+    "message_text",
+    "summarise_file",
+    "utf16_length",
+]
+
+# allMessagesText kept per session for search (characters). pi searches all of it; past this
+# (a pathological session with hundreds of MB of text) pitui searches the first 4 Mi characters.
+# Counts, firstMessage and allMessagesTextLength still cover the whole file.
+SEARCH_TEXT_CAP = 4 * 1024 * 1024
+NO_MESSAGES = "(no messages)"
+# Files are read in chunks (no mmap: a file truncated while mapped would kill the process with
+# SIGBUS); a line longer than a chunk is gathered across chunks.
+CHUNK_SIZE = 4 * 1024 * 1024
+# JavaScript Date range (TimeClip): beyond it `new Date(x)` is an Invalid Date.
+_MAX_DATE_MS = 8.64e15
+# Bytes before the parsed offset remembered to notice a file rewritten in place.
+_SEAM = 64
+# Bytes of the first line hashed to notice a replaced file (a header line is far shorter).
+_HEAD_MAX = 64 * 1024
+
+
+# ------------------------------------------------------------------------------------------------
+# JavaScript values as pi's listing sees them
+
+
+def utf16_length(text: str) -> int:
+    """``text.length`` in JavaScript: UTF-16 code units (a non-BMP character counts 2)."""
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def _js_string(value: Any) -> str:
+    """``String(value)`` as ``Array.prototype.join`` applies it (null/undefined → "")."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return _js_number(value)
+    if isinstance(value, list):
+        return ",".join(_js_string(item) for item in value)
+    return "[object Object]"
+
+
+def _js_number(value: float) -> str:
+    """``String(number)``: shortest round-trip digits, JavaScript's exponent rules."""
+    if value != value:
+        return "NaN"
+    if value in (math.inf, -math.inf):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    text = repr(value)
+    if "e" not in text:
+        return text
+    mantissa, exponent_text = text.split("e")
+    exponent = int(exponent_text)
+    if -7 < exponent < 21:  # JavaScript writes these positionally
+        from decimal import Decimal
+
+        return format(Decimal(text), "f")
+    return f"{mantissa}e{'+' if exponent > 0 else '-'}{abs(exponent)}"
+
+
+def message_text(content: Any) -> str:
+    """Text of a message's ``content`` for the picker (format §12.2, pi's ``extractTextContent``).
+
+    A string as is; for a list, the ``text`` of every block whose ``type`` is ``"text"``, joined
+    with one space, exactly like pi's ``filter/map/join`` (a block without ``text`` adds an empty
+    piece). Not trimmed. Anything else has no text (pi would throw and drop the whole file).
+    """
+    if isinstance(content, str):
+        return content
+    if type(content) is not list:
+        return ""
+    texts = [
+        _js_string(block.get("text"))
+        for block in content
+        if type(block) is dict and block.get("type") == "text"
+    ]
+    return " ".join(texts)
+
+
+_ISO_FAST = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)\.(\d{3})Z", re.ASCII)
+_DAYS_BEFORE_MONTH = (0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334)
+
+
+def dump_json(value: Any) -> bytes:
+    """JSON bytes of ``value``; strings holding lone surrogates (a JSON ``"\\ud83d"`` read from
+    a session) are written as escapes, which orjson refuses to do."""
+    try:
+        return orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        import json
+
+        return json.dumps(value, ensure_ascii=True, separators=(",", ":")).encode()
+
+
+def load_json(data: bytes) -> Any:
+    """The inverse of :func:`dump_json`."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        import json
+
+        return json.loads(data)
+
+
+def _days_from_civil(year: int, month: int, day: int) -> int:
+    year -= month <= 2
+    era = year // 400  # Python's // floors: no adjustment for negative years
+    yoe = year - era * 400
+    doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+
+
+def _iso_ms(text: str) -> float | None:
+    """``new Date(text).getTime()``: pi's own format is parsed here, anything else by
+    :func:`pitui.core.models.parse_iso_ms` (imported only then: it brings pydantic along)."""
+    match = _ISO_FAST.fullmatch(text)
+    if match is not None:
+        year, month, day, hour, minute, second, millis = map(int, match.groups())
+        leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+        if (
+            1 <= month <= 12
+            and 1 <= day <= (29 if month == 2 and leap else (31, 28, 31, 30, 31, 30, 31, 31, 30,
+                                                             31, 30, 31)[month - 1])
+            and hour <= 23
+            and minute <= 59
+            and second <= 59
+        ):  # fmt: skip
+            days = _days_from_civil(year, month, day)
+            return float(((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millis)
+    from pitui.core.models import parse_iso_ms
+
+    value = parse_iso_ms(text)
+    return None if value is None else float(value)
+
+
+def js_date_ms(value: Any) -> float | None:
+    """``new Date(value).getTime()`` for a JSON value; ``None`` for an Invalid Date (NaN)."""
+    if isinstance(value, str):
+        ms = _iso_ms(value)
+    elif value is None or value is False:
+        ms = 0.0
+    elif value is True:
+        ms = 1.0
+    elif type(value) in (int, float):
+        ms = float(value)
+    else:
+        return None
+    if ms is None or not math.isfinite(ms) or abs(ms) > _MAX_DATE_MS:
+        return None
+    return float(math.trunc(ms)) + 0.0  # TimeClip: toward zero, and -0 becomes 0
+
+
+def iso_from_ms(ms: float) -> str:
+    """``new Date(ms).toISOString()``: ``2025-03-15T15:54:32.595Z``; ±YYYYYY years outside
+    0…9999, as JavaScript writes them."""
+    whole = int(ms)
+    days, rem = divmod(whole, 86_400_000)
+    # civil from days (Howard Hinnant's algorithm): any year, proleptic Gregorian
+    z = days + 719468
+    era = z // 146097
+    doe = z - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    day = doy - (153 * mp + 2) // 5 + 1
+    month = mp + 3 if mp < 10 else mp - 9
+    year = yoe + era * 400 + (month <= 2)
+    hours, rem = divmod(rem, 3_600_000)
+    minutes, rem = divmod(rem, 60_000)
+    seconds, millis = divmod(rem, 1000)
+    sign = "" if 0 <= year <= 9999 else "-" if year < 0 else "+"
+    year_text = f"{sign}{abs(year):06d}" if sign else f"{year:04d}"
+    return (
+        f"{year_text}-{month:02d}-{day:02d}T{hours:02d}:{minutes:02d}:{seconds:02d}.{millis:03d}Z"
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# What a listed session is
+
+
+@dataclass(slots=True, eq=False)
+class SessionInfo:
+    """One listed session: pi's ``SessionInfo`` (format §12.2) plus what pi does not show.
+
+    ``modified`` is epoch milliseconds (what :mod:`pitui.core.search` sorts and ties by);
+    ``created`` and ``modified_iso`` are ISO strings exactly as pi prints its dates. The
+    searchable text is held only once loaded (:attr:`all_messages_text` is ``None`` before: the
+    index keeps it apart, so a listing does not read megabytes it does not show).
+    """
+
+    path: str
+    id: str
+    cwd: str
+    name: str | None
+    parent_session_path: str | None
+    created: str | None  # None: the header timestamp is not a date
+    modified: int
+    modified_iso: str
+    message_count: int
+    first_message: str
+    text_length: int  # allMessagesText.length in UTF-16 units (whole file, even past the cap)
+    branch_count: int  # entries without children: the ends of the tree's branches
+    entry_count: int
+    labels: dict[str, str]  # target entry id -> label (format §8.1)
+    last_model: str | None  # "provider/model" of the last assistant message in file order
+    total_tokens: int
+    cost: float
+    size: int = 0  # bytes on disk when listed
+    all_messages_text: str | None = None
+    _search: str | None = field(default=None, repr=False)
+
+    @property
+    def search_text(self) -> str:
+        """What the picker searches (ui §2.5): id, name, all message text, cwd.
+
+        Only meaningful once :attr:`all_messages_text` is loaded (see ``Store.load_texts``);
+        before that the message text part is empty.
+        """
+        cached = self._search
+        if cached is None or self.all_messages_text is None:
+            cached = searchable_text(self.id, self.name, self.all_messages_text or "", self.cwd)
+            if self.all_messages_text is not None:
+                self._search = cached
+        return cached
+
+    def to_json(self) -> dict[str, Any]:
+        """pi's keys first (as ``pitui list --json`` prints them), then pitui's."""
+        return {
+            "path": self.path,
+            "id": self.id,
+            "cwd": self.cwd,
+            "name": self.name,
+            "parentSessionPath": self.parent_session_path,
+            "created": self.created,
+            "modified": self.modified_iso,
+            "messageCount": self.message_count,
+            "firstMessage": self.first_message,
+            "allMessagesTextLength": self.text_length,
+            "size": self.size,
+            "entryCount": self.entry_count,
+            "branchCount": self.branch_count,
+            "labels": self.labels,
+            "lastModel": self.last_model,
+            "totalTokens": self.total_tokens,
+            "cost": self.cost,
+        }
+
+    def to_row(self) -> list[Any]:
+        """The compact form the index stores (path and size live in their own columns)."""
+        return [
+            self.id, self.cwd, self.name, self.parent_session_path, self.created, self.modified,
+            self.modified_iso, self.message_count, self.first_message, self.text_length,
+            self.branch_count, self.entry_count, self.labels, self.last_model, self.total_tokens,
+            self.cost,
+        ]  # fmt: skip
+
+    @classmethod
+    def from_row(cls, path: str, size: int, row: list[Any]) -> SessionInfo:
+        info = cls(path, *row)
+        info.size = size
+        return info
+
+
+# ------------------------------------------------------------------------------------------------
+# The incremental summary
+
+_UNDECIDED, _SESSION, _NOT_A_SESSION = 0, 1, -1
+
+
+class SummaryState:
+    """The listing summary of the complete lines read so far, resumable and serialisable."""
+
+    __slots__ = (
+        "activity", "anon", "branched", "childless", "cost", "created", "cwd", "entries",
+        "first_message", "header_modified", "id", "labels", "message_count", "model", "name",
+        "parent", "parts", "provider", "status", "text_chars", "text_length", "tokens", "v1",
+    )  # fmt: skip
+
+    def __init__(self) -> None:
+        self.status = _UNDECIDED
+        self.id = ""
+        self.cwd = ""
+        self.parent: str | None = None
+        self.created: float | None = None  # new Date(header.timestamp), any type
+        self.header_modified: float | None = None  # only a string header timestamp counts here
+        self.v1 = False
+        self.name: str | None = None
+        self.message_count = 0
+        self.first_message: str | None = None
+        self.parts: list[str] = []
+        self.text_chars = 0  # characters held in parts, separators included
+        self.text_length = 0  # UTF-16 length of the whole allMessagesText
+        self.activity: float | None = None  # latest user/assistant time (ms), pi's max from 0
+        self.labels: dict[str, str] = {}
+        self.model: str | None = None  # of the last assistant message in file order
+        self.provider: str | None = None
+        self.tokens: float = 0.0
+        self.cost: float = 0.0
+        self.entries = 0
+        # Leaves of the tree without building it: ids that have no child yet, parents that have
+        # (or were referenced before they appeared), entries without an id (always leaves).
+        self.childless: set[str] = set()
+        self.branched: set[str] = set()
+        self.anon = 0
+
+    # -------------------------------------------------------------------- reading
+
+    @property
+    def is_session(self) -> bool:
+        return self.status == _SESSION
+
+    @property
+    def decided(self) -> bool:
+        return self.status != _UNDECIDED
+
+    def feed(self, buf: bytes, start: int = 0, *, at_file_start: bool | None = None) -> int:
+        """Read the complete lines of ``buf[start:]``; returns the offset after the last ``\\n``.
+
+        ``start`` must be the start of a line. An unterminated tail is left unread (see
+        :meth:`with_tail`). Once the first JSON object showed the file is not a session, nothing
+        more is parsed. ``at_file_start`` (default: ``start == 0``) says ``buf[0]`` is the file's
+        first byte, where a UTF-8 byte order mark is skipped.
+        """
+        at_start = start == 0 if at_file_start is None else at_file_start
+        lines = (buf[start:] if start else buf).split(b"\n")
+        tail = lines.pop()  # after the last newline: an unterminated line, or b""
+        end = len(buf) - len(tail)
+        if at_start and lines and lines[0].startswith(BOM):
+            lines[0] = lines[0][len(BOM) :]
+        loads = orjson.loads
+        decode_error = orjson.JSONDecodeError
+        # the state in locals while the loop runs (written back at the end)
+        entries = self.entries
+        messages = self.message_count
+        anon = self.anon
+        childless = self.childless
+        branched = self.branched
+        activity = self.activity
+        first_message = self.first_message
+        tokens = self.tokens
+        cost = self.cost
+        model = self.model
+        provider = self.provider
+        status = self.status
+        if status == _NOT_A_SESSION:
+            return end
+        try:
+            for line in lines:
+                try:
+                    obj = loads(line)
+                except decode_error:
+                    if not line or line.isspace():
+                        continue
+                    obj = parse_json_line(line)[0]
+                if type(obj) is not dict:
+                    continue
+                if status != _SESSION:
+                    self._header(obj)
+                    status = self.status
+                    if status == _NOT_A_SESSION:
+                        return end  # nothing more to learn from this file
+                    continue
+                get = obj.get
+                etype = get("type")
+                if etype == "session":
+                    continue  # a second header line: pi ignores it
+                entries += 1
+                # leaves without building the tree (see __init__)
+                parent_id = get("parentId")
+                if type(parent_id) is str:
+                    if parent_id in childless:
+                        childless.discard(parent_id)
+                    else:
+                        branched.add(parent_id)
+                entry_id = get("id")
+                if type(entry_id) is str:
+                    if entry_id not in branched:
+                        childless.add(entry_id)
+                else:
+                    anon += 1
+                usage: Any = None
+                if etype == "message":
+                    messages += 1
+                    message = get("message")
+                    if type(message) is not dict:
+                        continue
+                    mget = message.get
+                    role = mget("role")
+                    if role == "assistant":
+                        usage = mget("usage")
+                        found_model = mget("model")
+                        if type(found_model) is str:
+                            model = found_model
+                            found_provider = mget("provider")
+                            provider = found_provider if type(found_provider) is str else None
+                    elif role == "toolResult":
+                        usage = mget("usage")
+                    elif role != "user":
+                        continue
+                    if (role == "user" or role == "assistant") and "content" in message:
+                        # pi's isMessageWithContent: activity time and text
+                        stamp = mget("timestamp")
+                        value: Any
+                        if type(stamp) is int or type(stamp) is float:
+                            # pi takes any number; one outside Date's range is an Invalid Date
+                            value = stamp if -_MAX_DATE_MS <= stamp <= _MAX_DATE_MS else None
+                        else:
+                            value = js_date_ms(get("timestamp"))
+                        if value is not None:
+                            if activity is None:
+                                activity = value if value > 0 else 0  # Math.max(last ?? 0, t)
+                            elif value > activity:
+                                activity = value
+                        content = message["content"]
+                        if type(content) is str:
+                            text = content
+                        elif type(content) is list:
+                            pieces: list[Any] = [
+                                block.get("text")
+                                for block in content
+                                if type(block) is dict and block.get("type") == "text"
+                            ]
+                            try:
+                                text = " ".join(pieces)
+                            except TypeError:
+                                text = " ".join(map(_js_string, pieces))
+                        else:
+                            text = ""
+                        if text:
+                            self._add_text(text)
+                            if first_message is None and role == "user":
+                                first_message = text
+                elif etype == "compaction" or etype == "branch_summary" or etype == "usage":
+                    usage = get("usage")
+                elif etype == "session_info" or etype == "label":
+                    self._other(etype, obj)
+                # session totals: the same sums, in the same order, as Session.stats()
+                if type(usage) is dict:
+                    uget = usage.get
+                    found_tokens = uget("totalTokens")
+                    if type(found_tokens) is int or type(found_tokens) is float:
+                        tokens += found_tokens
+                    found_cost = uget("cost")
+                    if type(found_cost) is dict:
+                        total = found_cost.get("total")
+                        if type(total) is int or type(total) is float:
+                            cost += total
+        finally:
+            self.entries = entries
+            self.message_count = messages
+            self.anon = anon
+            self.activity = activity
+            self.first_message = first_message
+            self.tokens = tokens
+            self.cost = cost
+            self.model = model
+            self.provider = provider
+        return end
+
+    def with_tail(self, tail: bytes, *, at_start: bool = False) -> SummaryState:
+        """The summary if ``tail`` (an unterminated last line) were complete: pi reads such a
+        line when it parses. Returns ``self`` when it adds nothing; else a changed copy."""
+        if not tail or tail.isspace() or self.status == _NOT_A_SESSION:
+            return self
+        obj, _, _ = parse_json_line(tail.removeprefix(BOM) if at_start else tail)
+        if type(obj) is not dict:
+            return self
+        copy = self.clone()
+        copy.feed(tail + b"\n", at_file_start=at_start)
+        return copy
+
+    def clone(self) -> SummaryState:
+        copy = SummaryState()
+        for slot in SummaryState.__slots__:
+            setattr(copy, slot, getattr(self, slot))
+        copy.parts = list(self.parts)
+        copy.labels = dict(self.labels)
+        copy.childless = set(self.childless)
+        copy.branched = set(self.branched)
+        return copy
+
+    def _header(self, obj: dict[str, Any]) -> None:
+        if obj.get("type") != "session" or type(obj.get("id")) is not str:
+            self.status = _NOT_A_SESSION
+            return
+        self.status = _SESSION
+        self.id = obj["id"]
+        cwd = obj.get("cwd")
+        self.cwd = cwd if isinstance(cwd, str) else ""
+        parent = obj.get("parentSession")
+        self.parent = parent if isinstance(parent, str) else None
+        stamp = obj.get("timestamp")
+        self.created = js_date_ms(stamp)
+        self.header_modified = self.created if isinstance(stamp, str) else None
+        self.v1 = header_version(obj) < 2
+
+    def _other(self, etype: Any, obj: dict[str, Any]) -> None:
+        if etype == "session_info":
+            name = obj.get("name")
+            # [new]: the latest session_info decides, an empty or blank name clears it
+            self.name = (js_trim(name) or None) if isinstance(name, str) else None
+        elif etype == "label":
+            target = obj.get("targetId")
+            if isinstance(target, str):
+                label = js_truthy_label(obj.get("label"))
+                if label is None:
+                    self.labels.pop(target, None)  # set again later, it moves last (pi's map)
+                else:
+                    self.labels[target] = label
+
+    def _add_text(self, text: str) -> None:
+        if self.text_length:  # texts are never empty, so a length means one came before
+            self.text_length += 1
+        self.text_length += len(text) if text.isascii() else utf16_length(text)
+        room = SEARCH_TEXT_CAP - self.text_chars
+        if room <= 0:
+            return
+        if self.text_chars:
+            self.parts.append(" ")
+            self.text_chars += 1
+            room -= 1
+        piece = text if len(text) <= room else text[:room]
+        self.parts.append(piece)
+        self.text_chars += len(piece)
+
+    # -------------------------------------------------------------------- results
+
+    @property
+    def text(self) -> str:
+        """allMessagesText (up to :data:`SEARCH_TEXT_CAP` characters)."""
+        if len(self.parts) > 1:
+            self.parts = ["".join(self.parts)]
+        return self.parts[0] if self.parts else ""
+
+    @property
+    def last_model(self) -> str | None:
+        if self.model is None:
+            return None
+        return f"{self.provider}/{self.model}" if self.provider is not None else self.model
+
+    @property
+    def branch_count(self) -> int:
+        if self.v1 and self.anon:
+            return 1 if self.entries else 0  # a v1 file is one chain once migrated
+        return len(self.childless) + self.anon
+
+    def info(self, path: str, size: int, mtime_ns: int) -> SessionInfo | None:
+        """The listing record, or ``None`` when the file is not (yet) a session."""
+        if self.status != _SESSION:
+            return None
+        activity = self.activity
+        if activity is not None and activity > 0:
+            modified = int(activity)
+        elif self.header_modified is not None:
+            modified = int(self.header_modified)
+        else:
+            modified = mtime_ns // 1_000_000  # Node's stats.mtime: whole milliseconds
+        created = self.created
+        return SessionInfo(
+            path=path,
+            id=self.id,
+            cwd=self.cwd,
+            name=self.name,
+            parent_session_path=self.parent,
+            created=iso_from_ms(created) if created is not None else None,
+            modified=modified,
+            modified_iso=iso_from_ms(modified),
+            message_count=self.message_count,
+            first_message=self.first_message if self.first_message is not None else NO_MESSAGES,
+            text_length=self.text_length,
+            branch_count=self.branch_count,
+            entry_count=self.entries,
+            labels=dict(self.labels),
+            last_model=self.last_model,
+            total_tokens=int(self.tokens),
+            cost=self.cost,
+            size=size,
+            all_messages_text=self.text,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """Everything but the text (stored apart, see :attr:`text`)."""
+        return {
+            "status": self.status,
+            "id": self.id,
+            "cwd": self.cwd,
+            "parent": self.parent,
+            "created": self.created,
+            "headerModified": self.header_modified,
+            "v1": self.v1,
+            "name": self.name,
+            "messageCount": self.message_count,
+            "firstMessage": self.first_message,
+            "textChars": self.text_chars,
+            "textLength": self.text_length,
+            "activity": self.activity,
+            "labels": self.labels,
+            "model": self.model,
+            "provider": self.provider,
+            "tokens": self.tokens,
+            "cost": self.cost,
+            "entries": self.entries,
+            "childless": sorted(self.childless),
+            "branched": sorted(self.branched),
+            "anon": self.anon,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], text: str) -> SummaryState:
+        state = cls()
+        state.status = data["status"]
+        state.id = data["id"]
+        state.cwd = data["cwd"]
+        state.parent = data["parent"]
+        state.created = data["created"]
+        state.header_modified = data["headerModified"]
+        state.v1 = data["v1"]
+        state.name = data["name"]
+        state.message_count = data["messageCount"]
+        state.first_message = data["firstMessage"]
+        state.text_chars = data["textChars"]
+        state.text_length = data["textLength"]
+        state.activity = data["activity"]
+        state.labels = dict(data["labels"])
+        state.model = data["model"]
+        state.provider = data["provider"]
+        state.tokens = data["tokens"]
+        state.cost = data["cost"]
+        state.entries = data["entries"]
+        state.childless = set(data["childless"])
+        state.branched = set(data["branched"])
+        state.anon = data["anon"]
+        state.parts = [text] if text else []
+        return state
+
+
+# ------------------------------------------------------------------------------------------------
+# One file, from scratch or from where the index stopped
+
+
+@dataclass(slots=True)
+class Resume:
+    """Where a previous summary of a file stopped (from the index)."""
+
+    offset: int
+    head: bytes
+    seam: bytes
+    state: bytes  # SummaryState.to_json() as JSON
+    text: str
+
+
+@dataclass(slots=True)
+class FileSummary:
+    """The result of summarising one file: what the index stores and what the listing shows.
+
+    ``key`` is ``(size, mtime_ns, inode, device)`` from the open file; ``offset`` is where the
+    complete lines end; ``row`` is ``SessionInfo.to_row()`` or ``None`` (not a session, or not
+    readable: then ``error`` says why).
+    """
+
+    path: str
+    key: tuple[int, int, int, int]
+    head: bytes = b""
+    seam: bytes = b""
+    offset: int = 0
+    state: bytes = b""
+    text: str = ""  # allMessagesText of the complete lines (what a resumed parse continues)
+    text_tail: str = ""  # what an unterminated last line that parses adds to it
+    row: list[Any] | None = None
+    error: str | None = None
+    resumed: bool = False  # parsed from a previous offset (not from the start)
+
+    @property
+    def search_text(self) -> str:
+        """allMessagesText as listed (the complete lines plus a parseable unterminated one)."""
+        return self.text + self.text_tail
+
+
+def _head_hash(first_line: bytes | memoryview) -> bytes:
+    return hashlib.blake2b(first_line[:_HEAD_MAX], digest_size=16).digest()
+
+
+def _read_head(fd: int, size: int) -> bytes:
+    """Hash of the file's first line, or b"" if it has no complete first line yet."""
+    data = os.pread(fd, min(size, _HEAD_MAX + 1), 0)
+    nl = data.find(b"\n")
+    if nl < 0:
+        return b"" if len(data) <= _HEAD_MAX else _head_hash(data)
+    return _head_hash(data[:nl])
+
+
+def summarise_file(path: str, resume: Resume | None = None) -> FileSummary:
+    """Summarise ``path``, from ``resume`` when the file only grew since (else from the start).
+
+    Never raises for what a file contains or for a file that vanished: the result then has
+    ``error`` set and no row.
+    """
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # many short-lived dicts and no cycles: the collector would only cost time
+    try:
+        return _summarise(path, resume)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _summarise(path: str, resume: Resume | None) -> FileSummary:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError as exc:
+        return FileSummary(path, (0, 0, 0, 0), error=exc.strerror or str(exc))
+    try:
+        st = os.fstat(fd)
+        key = (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
+        size = st.st_size
+        state: SummaryState | None = None
+        start = 0
+        head = b""
+        if resume is not None and resume.offset <= size:
+            head = _read_head(fd, size)
+            seam_start = max(0, resume.offset - _SEAM)
+            if head == resume.head and os.pread(fd, resume.offset - seam_start, seam_start) == (
+                resume.seam
+            ):
+                state = SummaryState.from_json(load_json(resume.state), resume.text)
+                start = resume.offset
+        resumed = state is not None
+        if state is None:
+            state = SummaryState()
+        heads: list[bytes] = []
+        parsing = state
+
+        def consume(buf: bytes, at_start: bool) -> int:
+            if at_start and not heads:  # the first line is in the first buffer: hash it here
+                nl = buf.find(b"\n")
+                if nl >= 0:
+                    heads.append(_head_hash(memoryview(buf)[: min(nl, _HEAD_MAX)]))
+            return parsing.feed(buf, at_file_start=at_start)
+
+        offset, tail = read_lines(fd, start, size, consume)
+        if heads:
+            head = heads[0]
+        final = state.with_tail(tail, at_start=offset == 0)
+        info = final.info(path, size, st.st_mtime_ns)
+        seam_start = max(0, offset - _SEAM)
+        return FileSummary(
+            path,
+            key,
+            head=head,
+            seam=os.pread(fd, offset - seam_start, seam_start) if offset else b"",
+            offset=offset,
+            state=dump_json(state.to_json()),
+            text=state.text,
+            text_tail=final.text[len(state.text) :] if final is not state else "",
+            row=info.to_row() if info is not None else None,
+            resumed=resumed,
+        )
+    except OSError as exc:
+        return FileSummary(path, (0, 0, 0, 0), error=exc.strerror or str(exc))
+    finally:
+        os.close(fd)
+
+
+def read_lines(
+    fd: int, start: int, size: int, consume: Callable[[bytes, bool], int]
+) -> tuple[int, bytes]:
+    """Hand ``consume`` buffers that start at a line start, chunk by chunk.
+
+    ``consume(buf, at_file_start)`` returns how many bytes of ``buf`` it used (up to after its
+    last ``\\n``); the rest is carried into the next buffer. Returns the file offset after the last
+    consumed byte and the unconsumed tail (an unterminated last line).
+    """
+    pos = start
+    base = start  # file offset of pending[0]
+    pending: list[bytes] = []
+    pending_len = 0
+    while pos < size:
+        chunk = os.pread(fd, min(CHUNK_SIZE, size - pos), pos)
+        if not chunk:
+            break
+        pos += len(chunk)
+        if pending and chunk.find(b"\n") < 0:
+            pending.append(chunk)  # still inside one long line
+            pending_len += len(chunk)
+            continue
+        buf = b"".join([*pending, chunk]) if pending else chunk
+        used = consume(buf, base == 0)
+        base += used
+        rest = buf[used:]
+        pending = [rest] if rest else []
+        pending_len = len(rest)
+    tail = b"".join(pending)
+    return base, tail
