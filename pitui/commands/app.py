@@ -1,0 +1,152 @@
+"""Starting the full-screen app: ``pitui`` (the picker), ``pitui open PATH|ID`` (one session)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from pitui.commands.common import CommandError
+
+
+def add_app_options(parser: argparse.ArgumentParser) -> None:
+    """Options of the bare ``pitui`` command (the picker)."""
+    parser.add_argument("--all", action="store_true", help="start on all folders' sessions")
+    parser.add_argument("--session-dir", metavar="DIR", help="pi's custom session directory")
+    parser.add_argument(
+        "--print",
+        action="store_true",
+        dest="print_only",
+        help="print the chosen session's path instead of resuming "
+        '(pi --session "$(pitui --print)")',
+    )
+    parser.add_argument("--demo", action="store_true", help="browse a built-in demo store")
+    parser.add_argument("--no-watch", action="store_true", help="do not follow files while open")
+    parser.add_argument("--no-index", action="store_true", help="do not use the listing cache")
+    parser.add_argument(
+        "--current", metavar="PATH", help="the session pi has open (shown, never deleted)"
+    )
+    parser.set_defaults(run=run_picker)
+
+
+def add_parser(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "open",
+        help="open one session's branch tree and context",
+        description="Show the session's tree; switch branch, label entries, then resume pi there.",
+    )
+    parser.add_argument("session", metavar="PATH|ID-PREFIX", help="session file or id prefix")
+    parser.add_argument("--entry", metavar="ID", help="select this entry first")
+    parser.add_argument("--no-watch", action="store_true", help="do not follow the file")
+    parser.add_argument("--demo", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--print", action="store_true", dest="print_only", help=argparse.SUPPRESS)
+    parser.set_defaults(run=run_open)
+
+
+def _settings() -> Any:
+    from pitui.config import ConfigError, load_settings
+
+    try:
+        return load_settings()
+    except ConfigError as exc:
+        raise CommandError(str(exc)) from exc
+
+
+def _has_sessions(agent: Path) -> bool:
+    root = agent / "sessions"
+    try:
+        with os.scandir(root) as folders:
+            for folder in folders:
+                if folder.is_dir() and any(n.endswith(".jsonl") for n in os.listdir(folder.path)):
+                    return True
+    except OSError:
+        return False
+    return False
+
+
+def _demo_or_none(args: argparse.Namespace, agent: Path) -> tuple[Path, str] | None:
+    """The demo store's (agent dir, cwd): asked for, or offered because there are no sessions."""
+    from pitui.core.paths import shorten_home
+
+    wanted = args.demo
+    if not wanted and getattr(args, "session_dir", None) is None and not _has_sessions(agent):
+        sys.stderr.write(f"pitui: no pi sessions in {shorten_home(str(agent / 'sessions'))} yet.\n")
+        if not sys.stdin.isatty():
+            sys.stderr.write("Try the built-in demo store: pitui --demo\n")
+            raise SystemExit(1)
+        answer = input("Browse the built-in demo store instead? [Y/n] ").strip().lower()
+        wanted = answer in ("", "y", "yes")
+        if not wanted:
+            raise SystemExit(0)
+    if not wanted:
+        return None
+    from pitui.demo import ensure_demo_store
+
+    demo = ensure_demo_store()
+    return demo.agent_dir, demo.cwd
+
+
+def _run(app_options: Any, store: Any) -> int:
+    from pitui.launch import ResumeRequest, run_resume
+    from pitui.ui.app import PrintRequest, make_app
+    from pitui.ui.catalog import StoreCatalog
+
+    try:
+        result = make_app(StoreCatalog(store), app_options).run()
+    finally:
+        store.close()
+    for warning in store.warnings:
+        sys.stderr.write(f"pitui: {warning}\n")
+    if isinstance(result, PrintRequest):
+        sys.stdout.write(result.path + "\n")
+        return 0
+    if isinstance(result, ResumeRequest):
+        return run_resume(result)
+    return 0
+
+
+def run_picker(args: argparse.Namespace) -> int:
+    from pitui.core.paths import agent_dir
+    from pitui.core.store import Store
+    from pitui.ui.app import AppOptions
+
+    settings = _settings()
+    agent = agent_dir()
+    cwd = os.getcwd()
+    demo = _demo_or_none(args, agent)
+    if demo is not None:
+        agent, cwd = demo
+    store = Store(cwd=cwd, agent=agent, session_dir=args.session_dir, use_index=not args.no_index)
+    options = AppOptions(
+        settings=settings,
+        cwd=cwd,
+        scope="all" if args.all else None,
+        print_only=args.print_only,
+        current_session=os.path.abspath(args.current) if args.current else None,
+        watch=not args.no_watch,
+    )
+    return _run(options, store)
+
+
+def run_open(args: argparse.Namespace) -> int:
+    from pitui.core.manager import AmbiguousIdError, SessionNotFoundError, find_session
+    from pitui.core.paths import agent_dir
+    from pitui.core.store import Store
+    from pitui.ui.app import AppOptions
+
+    settings = _settings()
+    try:
+        path = find_session(args.session)
+    except (AmbiguousIdError, SessionNotFoundError) as exc:
+        raise CommandError(str(exc)) from exc
+    store = Store(cwd=os.getcwd(), agent=agent_dir())
+    options = AppOptions(
+        settings=settings,
+        open_path=path,
+        open_entry=args.entry,
+        watch=not args.no_watch,
+        print_only=args.print_only,
+    )
+    return _run(options, store)

@@ -1,0 +1,1 @@
+"""The Textual app: the only layer of pitui that imports Textual."""

@@ -1,0 +1,173 @@
+"""The Textual app: themes, keymap, the command palette, and which screen starts.
+
+Built through :func:`make_app` with everything it depends on (settings, catalog, paths), so tests
+inject fixture stores. The app's return value says what to do after it closes (resume pi, print a
+path) — the terminal hand-off itself happens in :mod:`pitui.launch`, after Textual let go of it.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePath
+
+from rich.text import Text
+from textual.app import App
+from textual.binding import Binding
+
+from pitui.config import Settings
+from pitui.core.paths import shorten_home
+from pitui.launch import ResumeRequest, resume_argv
+from pitui.ui.catalog import Catalog, PickerItem, Scope
+from pitui.ui.commands import COMMANDS, bindings_for, effective_keys
+from pitui.ui.modals.confirm import ConfirmModal
+from pitui.ui.palette import PituiCommands
+from pitui.ui.screens.help import HelpScreen
+from pitui.ui.screens.picker import PickerScreen
+from pitui.ui.themes import THEMES
+
+
+def stylesheets() -> list[str | PurePath]:
+    """``styles/*.tcss``: inside the installed package, or at the repository root in a checkout."""
+    here = Path(__file__).resolve().parent.parent
+    for folder in (here / "styles", here.parent / "styles"):
+        if folder.is_dir():
+            names = ("base.tcss", "picker.tcss", "session.tcss", "modals.tcss")
+            return [folder / name for name in names if (folder / name).exists()]
+    return []
+
+
+@dataclass(frozen=True, slots=True)
+class PrintRequest:
+    """``pitui --print``: print the chosen session's path and exit."""
+
+    path: str
+
+
+AppResult = ResumeRequest | PrintRequest | None
+
+
+@dataclass(frozen=True, slots=True)
+class AppOptions:
+    settings: Settings = field(default_factory=Settings)
+    cwd: str = field(default_factory=os.getcwd)
+    scope: Scope | None = None  # None: the settings' default
+    open_path: str | None = None  # start on this session's tree instead of the picker
+    open_entry: str | None = None
+    print_only: bool = False
+    current_session: str | None = None
+    watch: bool = True
+    clock: Callable[[], float] = time.time
+
+
+class PituiApp(App[AppResult]):
+    TITLE = "pitui"
+    CSS_PATH = stylesheets()
+    COMMAND_PALETTE_BINDING = "ctrl+x"
+    COMMAND_PALETTE_DISPLAY = "^x"
+    COMMANDS = {PituiCommands}
+    BINDINGS = [
+        *bindings_for("app"),
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="app.quit"),
+    ]
+
+    def __init__(self, catalog: Catalog, options: AppOptions) -> None:
+        super().__init__()
+        self.catalog = catalog
+        self.options = options
+        self.keymap_overrides = dict(options.settings.keymap)
+        for theme in THEMES:
+            self.register_theme(theme)
+        self.theme = (
+            options.settings.theme if options.settings.theme in self.available_themes else "pi-dark"
+        )
+        if self.keymap_overrides:
+            self.set_keymap(self.keymap_overrides)
+
+    def on_mount(self) -> None:
+        options = self.options
+        settings = options.settings
+        if options.open_path is not None:
+            self.open_session(options.open_path, options.open_entry, standalone=True)
+            return
+        self.push_screen(
+            PickerScreen(
+                self.catalog,
+                cwd=options.cwd,
+                scope=options.scope or settings.default_scope,
+                sort=settings.default_sort,
+                named_only=settings.named_only,
+                show_path=settings.show_path,
+                current_session=options.current_session,
+                clock=options.clock,
+                on_resume=self.resume,
+                on_open=lambda item, entry: self.open_session(item.path, entry),
+            )
+        )
+
+    # ------------------------------------------------------------------------------ actions
+    def action_show_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.keymap_overrides))
+
+    def open_session(
+        self, path: str, entry_id: str | None = None, *, standalone: bool = False
+    ) -> None:
+        from pitui.ui.screens.session import SessionScreen
+
+        self.push_screen(
+            SessionScreen(
+                path,
+                settings=self.options.settings,
+                select=entry_id,
+                standalone=standalone,
+                on_resume=self.resume_path,
+            )
+        )
+
+    def resume(self, item: PickerItem) -> None:
+        self.resume_path(item.path, item.cwd, item.id)
+
+    def _exit_resume(self, ok: bool | None, path: str, cwd: str, session_id: str) -> None:
+        if ok:
+            template = self.options.settings.resume_command
+            self.exit(
+                ResumeRequest(
+                    path, cwd, resume_argv(template, path=path, session_id=session_id, cwd=cwd)
+                )
+            )
+
+    def resume_path(self, path: str, cwd: str, session_id: str) -> None:
+        """Leave pitui and start pi on ``path`` in its own folder (asks if the folder is gone)."""
+        if self.options.print_only:
+            self.exit(PrintRequest(path))
+            return
+        template = self.options.settings.resume_command
+        if cwd and os.path.isdir(cwd):
+            self.exit(
+                ResumeRequest(
+                    path, cwd, resume_argv(template, path=path, session_id=session_id, cwd=cwd)
+                )
+            )
+            return
+        here = self.options.cwd
+        body = Text()
+        body.append(
+            f"The session's folder {shorten_home(cwd) or '(none)'} does not exist any more.\n\n"
+        )
+        body.append(f"Resume it in the current folder, {shorten_home(here)}?")
+        self.push_screen(
+            ConfirmModal("Folder not found", body, confirm_label="Resume here", danger=False),
+            callback=lambda ok: self._exit_resume(ok, path, here, session_id),
+        )
+
+
+def keys_table() -> list[tuple[str, str, str]]:
+    """(id, keys, description) of every command: ``pitui --help-keys`` prints it."""
+    return [(c.id, effective_keys(c, {}), c.description) for c in COMMANDS]
+
+
+def make_app(catalog: Catalog, options: AppOptions | None = None) -> PituiApp:
+    return PituiApp(catalog, options or AppOptions())

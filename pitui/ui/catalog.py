@@ -1,0 +1,163 @@
+"""What the picker needs from the session store, as one small interface.
+
+The picker never touches files itself: it asks a :class:`Catalog` (in a worker thread) for the
+sessions of a scope, for the rows of a query, for full-text hits, and for the folder to follow.
+Tests pass catalogs over in-memory items or temp stores; the app passes :class:`StoreCatalog`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, cast
+
+from pitui.core import paths
+from pitui.core.search import Row
+from pitui.core.store import Store, hit_snippet
+from pitui.core.summary import SessionInfo
+
+Scope = Literal["current", "all"]
+SortMode = Literal["threaded", "recent", "relevance"]
+
+
+class PickerItem(Protocol):
+    """One listed session (the store's ``SessionInfo`` satisfies this)."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str | None: ...
+    @property
+    def cwd(self) -> str: ...
+    @property
+    def parent_session_path(self) -> str | None: ...
+    @property
+    def modified(self) -> float: ...
+    @property
+    def search_text(self) -> str: ...
+    @property
+    def first_message(self) -> str: ...
+    @property
+    def message_count(self) -> int: ...
+
+
+@dataclass(frozen=True, slots=True)
+class FullTextHit:
+    path: str
+    entry_id: str
+    snippet: str  # one line around the match, not yet sanitized for display
+
+
+Progress = Callable[[int, int], None]  # (done, total)
+Batch = Callable[[Sequence[PickerItem]], None]  # sessions ready so far (unsorted, new ones only)
+
+
+def sort_items(items: Sequence[PickerItem]) -> list[PickerItem]:
+    """pi's listing order: newest ``modified`` first; ties by path (the store's order too)."""
+    return sorted(items, key=lambda item: (-item.modified, item.path))
+
+
+class Catalog(Protocol):
+    def load(
+        self,
+        scope: Scope,
+        on_progress: Progress,
+        on_batch: Batch | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Sequence[PickerItem]:
+        """Every session of the scope, newest first (blocking: call it from a worker).
+
+        ``on_batch`` receives sessions as they become ready (cached ones first) so the picker can
+        paint before the whole scope is read; ``cancel`` stops a load early (its result is then
+        incomplete and must be dropped).
+        """
+        ...
+
+    def rows(
+        self, items: Sequence[PickerItem], query: str, mode: SortMode, named_only: bool
+    ) -> list[Row[Any]]:
+        """The picker's rows for a query (blocking: it may read the searched texts first)."""
+        ...
+
+    def full_text(
+        self, query: str, scope: Scope, on_progress: Progress | None = None
+    ) -> Sequence[FullTextHit]:
+        """Message bodies matching ``query``, best first (blocking; the first call may index)."""
+        ...
+
+    def watch_root(self) -> str | None:
+        """The folder whose changes change the listing (``None``: nothing to follow)."""
+        ...
+
+
+def _start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker while ``sys.stderr`` is still the real one.
+
+    The store parses a cold store in a process pool; under a running Textual app a pool started
+    from a worker thread uses the forkserver, whose resource tracker is launched with
+    ``sys.stderr.fileno()`` — and Textual's stderr capture answers -1, so the pool fails with
+    "bad value(s) in fds_to_keep". Started once beforehand, the tracker is reused.
+    """
+    try:
+        if sys.stderr is None or sys.stderr.fileno() < 0:
+            return
+    except (OSError, ValueError):
+        return
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+
+
+class StoreCatalog:
+    """The picker's view of :class:`pitui.core.store.Store`."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._fts_ready: set[Scope] = set()  # scopes whose full-text index is up to date
+        self._lock = threading.Lock()
+        if store.workers > 1:
+            _start_resource_tracker()
+
+    def load(
+        self,
+        scope: Scope,
+        on_progress: Progress,
+        on_batch: Batch | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Sequence[PickerItem]:
+        found: list[SessionInfo] = []
+        for batch in self.store.iter_load(scope, progress=on_progress, cancel=cancel):
+            found.extend(batch)
+            if on_batch is not None:
+                on_batch(batch)
+        with self._lock:
+            self._fts_ready.clear()  # a (re)load means files changed: re-sync before searching
+        return sort_items(found)
+
+    def rows(
+        self, items: Sequence[PickerItem], query: str, mode: SortMode, named_only: bool
+    ) -> list[Row[Any]]:
+        return list(self.store.rows(cast("Sequence[SessionInfo]", items), query, mode, named_only))
+
+    def full_text(
+        self, query: str, scope: Scope, on_progress: Progress | None = None
+    ) -> Sequence[FullTextHit]:
+        with self._lock:
+            ready = scope in self._fts_ready
+        if not ready:
+            # the first search reads every message body; later ones only what was appended
+            self.store.sync_fts(scope, progress=on_progress)
+            with self._lock:
+                self._fts_ready.add(scope)
+        hits = self.store.text_search(query, scope=scope, limit=200)
+        return [FullTextHit(hit.path, hit.entry_id, hit_snippet(hit, query)) for hit in hits]
+
+    def watch_root(self) -> str | None:
+        if self.store.session_dir is not None:
+            return self.store.session_dir
+        return os.fspath(paths.sessions_root(self.store.agent))

@@ -1,0 +1,1 @@
+"""One modal dialog per module, each returning a typed result."""

@@ -1,0 +1,208 @@
+"""The picker's preview pane: what a session is, then the last messages of its active branch.
+
+The file is read in a worker (a 200 MB session takes a moment); the newest request wins. For a
+full-text hit the messages are those leading to the hit's entry instead of the active branch.
+Everything shown from the file goes through :mod:`pitui.render.safe_text` or the renderer registry.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import Static
+from textual.worker import get_current_worker
+
+from pitui.core.context import build_session_context
+from pitui.core.paths import shorten_home
+from pitui.core.session import Session, SessionError
+from pitui.render.safe_text import safe_line, safe_text
+from pitui.ui.rendering import render_messages
+
+PREVIEW_MESSAGES = 12
+
+
+@dataclass(frozen=True, slots=True)
+class PreviewData:
+    path: str
+    entry_id: str | None
+    facts: list[tuple[str, str]]
+    labels: list[tuple[str, str]]
+    messages: list[dict[str, Any]]
+    problems: int
+    error: str | None = None
+    note: str | None = None  # what the messages are, when not the active branch's last ones
+
+
+def _local(iso: str | None) -> str:
+    if not iso:
+        return "unknown time"
+    try:
+        return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return iso
+
+
+def _size(num: float) -> str:
+    for unit in ("B", "KB", "MB"):
+        if num < 1024:
+            return f"{num:.0f} {unit}" if unit == "B" else f"{num:.1f} {unit}"
+        num /= 1024
+    return f"{num:.1f} GB"
+
+
+def load_preview(path: str, entry_id: str | None = None) -> PreviewData:
+    """Everything the pane shows, read from the file (blocking: run it in a worker)."""
+    try:
+        size = os.stat(path).st_size
+        with Session.open(path) as session:
+            hit = session.get(entry_id) if entry_id is not None else None
+            branch = session.branch()
+            context = build_session_context(session)
+            messages = context.messages
+            note = None
+            if hit is not None:
+                messages = build_session_context(session, hit.uid).messages
+                note = "the conversation up to the matching entry"
+            elif entry_id is not None:
+                note = "the matching entry is gone from the file; showing the active branch"
+            whole = session.stats()
+            active = session.stats(branch)
+            leaves = sum(1 for meta in session.entries if not meta.children)
+            modified = next(
+                (m.timestamp for m in reversed(session.entries) if m.role in ("user", "assistant")),
+                session.created,
+            )
+            model = (
+                f"{context.model.provider}/{context.model.model_id}" if context.model else "none"
+            )
+            facts = [
+                ("name", session.name or "(unnamed)"),
+                ("folder", shorten_home(session.cwd) if session.cwd else "(none)"),
+                ("created", _local(session.created)),
+                ("last activity", _local(modified)),
+                ("messages", f"{active.messages} on the branch · {whole.messages} in the file"),
+                ("branches", f"{leaves} · {len(session.entries)} entries · {_size(size)}"),
+                ("model", f"{model} · thinking {context.thinking_level}"),
+                (
+                    "tokens",
+                    f"{int(active.total_tokens):,} branch · {int(whole.total_tokens):,} file",
+                ),
+                ("cost", f"${active.cost:.4f} branch · ${whole.cost:.4f} file"),
+                ("id", session.id),
+                ("file", shorten_home(path)),
+            ]
+            if session.parent_session:
+                facts.append(("forked from", shorten_home(session.parent_session)))
+            labels = list(session.labels.items())
+            return PreviewData(
+                path,
+                entry_id,
+                facts,
+                labels,
+                messages[-PREVIEW_MESSAGES:],
+                len(session.problems),
+                note=note,
+            )
+    except (SessionError, OSError) as exc:
+        return PreviewData(path, entry_id, [], [], [], 0, error=str(exc))
+
+
+class SessionPreview(Vertical, can_focus=False):
+    """Shows :class:`PreviewData` for the selected session."""
+
+    class Loaded(Message):
+        def __init__(self, data: PreviewData) -> None:
+            super().__init__()
+            self.data = data
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._target: tuple[str, str | None] | None = None
+        self.loaded: PreviewData | None = None  # what is shown now (tests wait for it)
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="preview-facts")
+        with VerticalScroll(id="preview-scroll", can_focus=False):
+            yield Static(id="preview-messages")
+
+    @property
+    def target(self) -> tuple[str, str | None] | None:
+        """The (path, entry id) shown or being loaded."""
+        return self._target
+
+    def show(self, path: str | None, *, entry_id: str | None = None, force: bool = False) -> None:
+        """Show ``path`` (at ``entry_id`` for a full-text hit); ``force`` re-reads the file."""
+        target = (path, entry_id) if path is not None else None
+        if target == self._target and not force:
+            return
+        self._target = target
+        if path is None:
+            self.loaded = None
+            self.query_one("#preview-facts", Static).update(
+                Text("No session selected", style="dim")
+            )
+            self.query_one("#preview-messages", Static).update("")
+            return
+        if not force:
+            self.loaded = None
+            self.query_one("#preview-facts", Static).update(Text("Loading…", style="dim"))
+            self.query_one("#preview-messages", Static).update("")
+        self._load(path, entry_id)
+
+    @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
+    def _load(self, path: str, entry_id: str | None) -> None:
+        worker = get_current_worker()
+        data = load_preview(path, entry_id)
+        if not worker.is_cancelled:
+            self.post_message(self.Loaded(data))
+
+    def on_session_preview_loaded(self, message: SessionPreview.Loaded) -> None:
+        data = message.data
+        if (data.path, data.entry_id) != self._target:
+            return
+        self.loaded = data
+        facts = self.query_one("#preview-facts", Static)
+        messages = self.query_one("#preview-messages", Static)
+        if data.error is not None:
+            facts.update(safe_text(data.error, style="bold"))
+            messages.update("")
+            return
+        facts.update(self._facts(data))
+        body: list[RenderableType] = []
+        if data.note:
+            body.append(Text(data.note, style="italic"))
+        body.extend(render_messages(data.messages, width=max(self.size.width - 3, 20)))
+        if not data.messages:
+            body.append(Text("(no messages on this branch)", style="dim"))
+        messages.update(Group(*body))
+        self.query_one("#preview-scroll", VerticalScroll).scroll_end(animate=False)
+
+    def _facts(self, data: PreviewData) -> RenderableType:
+        table = Table.grid(padding=(0, 1))
+        table.add_column(style="dim", no_wrap=True)
+        table.add_column(ratio=1)
+        for key, value in data.facts:
+            table.add_row(key, safe_line(value))
+        if data.labels:
+            labels = Text()
+            for index, (target, label) in enumerate(data.labels):
+                if index:
+                    labels.append("  ")
+                labels.append_text(safe_line(f"[{label}]", style="bold"))
+                labels.append_text(safe_line(f" {target}", style="dim"))
+            table.add_row("labels", labels)
+        if data.problems:
+            table.add_row(
+                "problems", Text(f"{data.problems} (pitui inspect FILE lists them)", style="bold")
+            )
+        return table

@@ -1,0 +1,280 @@
+"""The picker's session rows, drawn with the Line API (10,000 sessions cost only the visible rows).
+
+Rows look like pi's (ui-behaviour §2.2): ``<cursor><tree prefix><title> … <right part>``, the title
+in warning colour when the session has a name, in error colour while its deletion is confirmed, the
+right part ``[path] [cwd] <count> <age>`` dim and right-aligned. The age is computed when a row is
+drawn (so it stays true while pitui is open); a full-text hit shows its snippet after the title.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, replace
+
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from pitui.core.store import age_text
+from pitui.render.safe_text import one_line
+
+LIVE_MARK = "● "
+# A full-text hit's title takes at most this share of the width; the snippet gets the rest.
+HIT_TITLE_SHARE = 0.4
+
+
+@dataclass(frozen=True, slots=True)
+class ListRow:
+    """One display row, already decided by the screen (titles are sanitized when drawn)."""
+
+    key: str  # session path (or path + "#" + entry id for a full-text hit)
+    title: str
+    prefix: str = ""  # threaded tree prefix (dim)
+    right: str = ""  # "[path] [cwd] count" (the age is appended when drawn)
+    modified: float | None = None  # epoch ms of the session's last activity: the age column
+    named: bool = False
+    current: bool = False  # the session pitui was started from (accent, not deletable)
+    live: bool = False  # its file grew in the last seconds: pi is working in it
+    snippet: str = ""  # a full-text hit's text around the match (already one safe line)
+    match: tuple[int, int] | None = None  # (start, end) of the matched words in ``snippet``
+    path: str = ""  # the session file (``key`` without a hit's entry id)
+
+
+class SessionList(ScrollView, can_focus=False):
+    """A virtual list of :class:`ListRow`; the screen owns the data and the selection."""
+
+    COMPONENT_CLASSES = {
+        "session-list--cursor",
+        "session-list--selected",
+        "session-list--prefix",
+        "session-list--named",
+        "session-list--current",
+        "session-list--confirm",
+        "session-list--right",
+        "session-list--live",
+        "session-list--snippet",
+        "session-list--match",
+        "session-list--empty",
+    }
+
+    selected: reactive[int] = reactive(0, always_update=True)
+
+    class Highlighted(Message):
+        """The selection moved to ``index``."""
+
+        def __init__(self, session_list: SessionList, index: int) -> None:
+            super().__init__()
+            self.session_list = session_list
+            self.index = index
+
+        @property
+        def control(self) -> SessionList:
+            return self.session_list
+
+    class Activated(Message):
+        """A row was double-clicked."""
+
+        def __init__(self, session_list: SessionList, index: int) -> None:
+            super().__init__()
+            self.session_list = session_list
+            self.index = index
+
+        @property
+        def control(self) -> SessionList:
+            return self.session_list
+
+    def __init__(
+        self,
+        *,
+        clock: Callable[[], float] = time.time,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(id=id, classes=classes)
+        self.clock = clock
+        self._rows: list[ListRow] = []
+        self._index: dict[str, int] = {}
+        self._empty_text = ""
+        self._confirm_key: str | None = None
+
+    # ------------------------------------------------------------------------------ data
+    @property
+    def rows(self) -> Sequence[ListRow]:
+        return self._rows
+
+    def set_rows(
+        self, rows: Sequence[ListRow], *, selected: int | None = None, empty_text: str = ""
+    ) -> None:
+        self._rows = list(rows)
+        self._index = {}
+        for position, row in enumerate(self._rows):
+            self._index.setdefault(row.key, position)
+        self._empty_text = empty_text
+        self.virtual_size = Size(self.size.width, max(len(rows), 1))
+        index = self.selected if selected is None else selected
+        self.selected = max(0, min(index, len(rows) - 1)) if rows else 0
+        self.refresh()
+
+    def index_of(self, key: str) -> int | None:
+        return self._index.get(key)
+
+    def set_live(self, keys: Collection[str]) -> None:
+        """Mark exactly the rows of ``keys`` live (a few rows change; the rest are kept)."""
+        changed = False
+        for position, row in enumerate(self._rows):
+            live = row.path in keys
+            if live != row.live:
+                self._rows[position] = replace(row, live=live)
+                changed = True
+        if changed:
+            self.refresh()
+
+    def set_confirming(self, key: str | None) -> None:
+        self._confirm_key = key
+        self.refresh()
+
+    @property
+    def confirming(self) -> str | None:
+        return self._confirm_key
+
+    @property
+    def current_row(self) -> ListRow | None:
+        return self._rows[self.selected] if self._rows else None
+
+    @property
+    def empty_text(self) -> str:
+        return self._empty_text
+
+    # -------------------------------------------------------------------------- movement
+    def move(self, delta: int) -> None:
+        """Move by ``delta`` rows, stopping at the ends (pi's picker does not wrap)."""
+        if self._rows:
+            self.selected = max(0, min(self.selected + delta, len(self._rows) - 1))
+
+    def watch_selected(self, old: int, new: int) -> None:
+        if not self._rows:
+            return
+        self.scroll_to_region(Region(0, new, 1, 1), animate=False, force=True, immediate=True)
+        self.refresh()
+        self.post_message(self.Highlighted(self, new))
+
+    def on_resize(self) -> None:
+        self.virtual_size = Size(self.size.width, max(len(self._rows), 1))
+        if self._rows:
+            self.scroll_to_region(
+                Region(0, self.selected, 1, 1), animate=False, force=True, immediate=True
+            )
+
+    @property
+    def page_size(self) -> int:
+        return max(1, self.scrollable_content_region.height)
+
+    # ----------------------------------------------------------------------------- mouse
+    def _row_at(self, event: events.MouseEvent) -> int | None:
+        index = event.y + int(self.scroll_offset.y)
+        return index if 0 <= index < len(self._rows) else None
+
+    def on_click(self, event: events.Click) -> None:
+        index = self._row_at(event)
+        if index is None:
+            return
+        if event.chain >= 2:
+            self.post_message(self.Activated(self, index))
+        else:
+            self.selected = index
+
+    # --------------------------------------------------------------------------- drawing
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        index = y + int(self.scroll_offset.y)
+        base = self.rich_style
+        if not self._rows:
+            if y == 0 and self._empty_text:
+                style = base + self.get_component_rich_style("session-list--empty")
+                return Strip(
+                    [Segment(one_line(self._empty_text, width), style)]
+                ).adjust_cell_length(width, base)
+            return Strip.blank(width, base)
+        if index >= len(self._rows):
+            return Strip.blank(width, base)
+        return self._render_row(self._rows[index], index == self.selected, width, base)
+
+    def right_text(self, row: ListRow) -> str:
+        """The right part as drawn now: the screen's part plus the age at this moment."""
+        if row.modified is None:
+            return one_line(row.right)
+        age = age_text(row.modified, self.clock() * 1000)
+        return one_line(f"{row.right} {age}" if row.right else age)
+
+    def _snippet(self, row: ListRow, room: int, row_style: Style) -> Text:
+        """The snippet cut to ``room`` cells so the match shows, the match highlighted."""
+        snippet = row.snippet
+        match = row.match
+        lead = ""
+        if match is not None and match[0] > 12 and cell_len(snippet[: match[1]]) > room - 4:
+            cut = match[0] - 10  # keep a few words before the match
+            snippet, lead = snippet[cut:], "…"
+            match = (match[0] - cut, match[1] - cut)
+        text = Text(lead + one_line(snippet, max(room - len(lead), 0)), no_wrap=True, end="")
+        text.stylize(row_style + self.get_component_rich_style("session-list--snippet"))
+        if match is not None:
+            start, end = match[0] + len(lead), match[1] + len(lead)
+            text.stylize(self.get_component_rich_style("session-list--match"), start, end)
+        return text
+
+    def _render_row(self, row: ListRow, selected: bool, width: int, base: Style) -> Strip:
+        style_of = self.get_component_rich_style
+        row_style = base + style_of("session-list--selected") if selected else base
+        confirming = row.key == self._confirm_key
+        cursor = "› " if selected else "  "
+        prefix = row.prefix
+        mark = LIVE_MARK if row.live else ""
+        title_style = row_style
+        if confirming:
+            title_style += style_of("session-list--confirm")
+        elif row.current:
+            title_style += style_of("session-list--current")
+        elif row.named:
+            title_style += style_of("session-list--named")
+        if selected:
+            title_style += Style(bold=True)
+        line = Text(no_wrap=True, overflow="ellipsis", end="")
+        line.append(cursor, row_style + style_of("session-list--cursor") if selected else row_style)
+        line.append(prefix, row_style + style_of("session-list--prefix"))
+        if mark:
+            line.append(mark, row_style + style_of("session-list--live"))
+        fixed = cell_len(cursor) + cell_len(prefix) + cell_len(mark)
+        if row.snippet:
+            room = max(10, int((width - fixed) * HIT_TITLE_SHARE))
+            title = one_line(row.title, room)
+            line.append(title, title_style)
+            line.append("  ", row_style)
+            line.append_text(
+                self._snippet(row, max(width - line.cell_len, 0), row_style)
+            )
+            return Strip(list(line.render(self.app.console))).adjust_cell_length(width, row_style)
+        right = self.right_text(row)
+        right_style = row_style + style_of(
+            "session-list--confirm" if confirming else "session-list--right"
+        )
+        # pi: the title gets width − 2 − prefix − (right + 2) cells, never fewer than 10
+        room = max(10, width - fixed - (cell_len(right) + 2 if right else 0))
+        title = one_line(row.title, room)
+        line.append(title, title_style)
+        used = line.cell_len
+        if right:
+            gap = width - used - cell_len(right)
+            if gap < 1:
+                right = one_line(right, max(width - used - 1, 0))
+                gap = 1 if right else 0
+            line.append(" " * gap, row_style)
+            line.append(right, right_style)
+        return Strip(list(line.render(self.app.console))).adjust_cell_length(width, row_style)
