@@ -16,6 +16,7 @@ The discipline (format §9, brief "Never lose or corrupt a user's session"):
 from __future__ import annotations
 
 import os
+import random
 import secrets
 import tempfile
 import time
@@ -53,19 +54,22 @@ def now_iso(clock: float | None = None) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
-def new_entry_id(taken: Container[str]) -> str:
-    """8 lowercase hex chars not used in the file; a full UUID after 100 collisions (as pi)."""
+def new_entry_id(taken: Container[str], rng: random.Random | None = None) -> str:
+    """8 lowercase hex chars not used in the file; a full UUID after 100 collisions (as pi).
+
+    ``rng`` makes the ids reproducible (the demo store); by default they come from ``secrets``.
+    """
     for _ in range(100):
-        candidate = secrets.token_hex(4)
+        candidate = secrets.token_hex(4) if rng is None else f"{rng.getrandbits(32):08x}"
         if candidate not in taken:
             return candidate
-    return str(uuid.uuid4())
+    return str(uuid.uuid4() if rng is None else uuid.UUID(int=rng.getrandbits(128), version=4))
 
 
-def new_session_id(clock: float | None = None) -> str:
-    """A UUID v7 (time-ordered), as pi [new] makes session ids."""
+def new_session_id(clock: float | None = None, rng: random.Random | None = None) -> str:
+    """A UUID v7 (time-ordered), as pi [new] makes session ids; ``rng`` as for entry ids."""
     millis = int((time.time() if clock is None else clock) * 1000) & ((1 << 48) - 1)
-    rand = secrets.randbits(74)
+    rand = secrets.randbits(74) if rng is None else rng.getrandbits(74)
     value = (
         (millis << 80)
         | (0x7 << 76)
@@ -339,14 +343,19 @@ def switch_entries(
 
 
 def entry_base(
-    taken: Container[str], entry_type: str, parent: str | None, *, clock: float | None = None
+    taken: Container[str],
+    entry_type: str,
+    parent: str | None,
+    *,
+    clock: float | None = None,
+    rng: random.Random | None = None,
 ) -> dict[str, Any]:
     """The common fields of a new entry (format §5.1): a fresh id not in ``taken``, the parent,
     the time of appending. Callers add the type's own fields after these (pi's key order, §9.5,
     is applied when the line is written)."""
     return {
         "type": entry_type,
-        "id": new_entry_id(taken),
+        "id": new_entry_id(taken, rng),
         "parentId": parent,
         "timestamp": now_iso(clock),
     }
@@ -358,12 +367,13 @@ def new_header(
     parent_session: str | None = None,
     session_id: str | None = None,
     clock: float | None = None,
+    rng: random.Random | None = None,
 ) -> dict[str, Any]:
     """A version-3 header as pi writes it (format §3); ``parentSession`` only when there is one."""
     header: dict[str, Any] = {
         "type": "session",
         "version": 3,
-        "id": session_id if session_id is not None else new_session_id(clock),
+        "id": session_id if session_id is not None else new_session_id(clock, rng),
         "timestamp": now_iso(clock),
         "cwd": cwd,
     }
@@ -450,7 +460,11 @@ def is_blank_file(path: str) -> bool:
 
 
 def branch_file_entries(
-    session: Session, leaf: EntryMeta, *, clock: float | None = None
+    session: Session,
+    leaf: EntryMeta,
+    *,
+    clock: float | None = None,
+    rng: random.Random | None = None,
 ) -> list[dict[str, Any]]:
     """The entries of a new file holding only the branch root → ``leaf`` (format §11.1, [new]).
 
@@ -472,7 +486,7 @@ def branch_file_entries(
         if isinstance(entry_id, str):
             original_ids.add(entry_id)
         if not isinstance(entry_id, str) or entry_id in used:
-            entry_id = new_entry_id(used)
+            entry_id = new_entry_id(used, rng)
             raw["id"] = entry_id
         raw["parentId"] = previous
         used.add(entry_id)
@@ -481,7 +495,7 @@ def branch_file_entries(
     for target, label in session.labels.items():
         if target not in original_ids:
             continue
-        entry_id = new_entry_id(used)
+        entry_id = new_entry_id(used, rng)
         used.add(entry_id)
         out.append(
             {

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import builtins
 import os
+import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -335,6 +336,10 @@ class SessionManager:
 
     ``force``: write even to a file someone else wrote in the last few seconds (pi may be working
     in it) or to a file whose missing format version pi would linearize. Off by default.
+
+    ``clock`` (epoch seconds) and ``rng`` replace the wall clock and the random source of entry
+    and session ids and timestamps, so that a generated session is reproducible byte for byte
+    (the demo store). By default pi's way: the current time and ``secrets``.
     """
 
     def __init__(
@@ -345,9 +350,13 @@ class SessionManager:
         persist: bool,
         *,
         force: bool = False,
+        clock: Callable[[], float] | None = None,
+        rng: random.Random | None = None,
     ) -> None:
         """Prefer the named constructors; this mirrors pi's private constructor."""
         self.force = force
+        self._clock = clock
+        self._rng = rng
         self._cwd = cwd
         self._session_dir = session_dir
         self._persist = persist
@@ -370,12 +379,19 @@ class SessionManager:
     # ------------------------------------------------------------------ constructors
 
     @classmethod
-    def create(cls, cwd: str, session_dir: str | os.PathLike[str] | None = None) -> SessionManager:
+    def create(
+        cls,
+        cwd: str,
+        session_dir: str | os.PathLike[str] | None = None,
+        *,
+        clock: Callable[[], float] | None = None,
+        rng: random.Random | None = None,
+    ) -> SessionManager:
         """A new session for ``cwd`` (pi ``SessionManager.create``). Its file goes into
         ``session_dir`` or the folder's session directory (§1.2) and is written only when the
         first assistant message arrives."""
         folder = os.fspath(session_dir) if session_dir is not None else str(session_dir_for(cwd))
-        return cls(cwd, folder, None, True)
+        return cls(cwd, folder, None, True, clock=clock, rng=rng)
 
     @classmethod
     def open(
@@ -384,6 +400,8 @@ class SessionManager:
         session_dir: str | os.PathLike[str] | None = None,
         *,
         force: bool = False,
+        clock: Callable[[], float] | None = None,
+        rng: random.Random | None = None,
     ) -> SessionManager:
         """Open a session file (pi ``SessionManager.open``). The cwd is the header's (else the
         process's); ``session_dir`` (for new and branched sessions) defaults to the file's
@@ -392,7 +410,7 @@ class SessionManager:
         that will be written at that path."""
         file = os.path.abspath(os.path.expanduser(os.fspath(path)))
         folder = os.fspath(session_dir) if session_dir is not None else os.path.dirname(file)
-        manager = cls(os.getcwd(), folder, file, True, force=force)
+        manager = cls(os.getcwd(), folder, file, True, force=force, clock=clock, rng=rng)
         header_cwd = manager._header.get("cwd") if manager._flushed else None
         if isinstance(header_cwd, str):
             manager._cwd = header_cwd
@@ -400,7 +418,12 @@ class SessionManager:
 
     @classmethod
     def continue_recent(
-        cls, cwd: str, session_dir: str | os.PathLike[str] | None = None
+        cls,
+        cwd: str,
+        session_dir: str | os.PathLike[str] | None = None,
+        *,
+        clock: Callable[[], float] | None = None,
+        rng: random.Random | None = None,
     ) -> SessionManager:
         """The most recently modified session of the folder (pi ``--continue``, §12.3: newest
         file mtime among files with a valid header line), or a new session if there is none. In a
@@ -409,12 +432,18 @@ class SessionManager:
         folder = os.fspath(session_dir) if session_dir is not None else default
         custom = os.path.abspath(folder) != os.path.abspath(default)
         recent = find_most_recent_session(folder, cwd if custom else None)
-        return cls(cwd, folder, recent, True)
+        return cls(cwd, folder, recent, True, clock=clock, rng=rng)
 
     @classmethod
-    def in_memory(cls, cwd: str | None = None) -> SessionManager:
+    def in_memory(
+        cls,
+        cwd: str | None = None,
+        *,
+        clock: Callable[[], float] | None = None,
+        rng: random.Random | None = None,
+    ) -> SessionManager:
         """A session that is never written (pi ``SessionManager.inMemory``)."""
-        return cls(cwd if cwd is not None else os.getcwd(), "", None, False)
+        return cls(cwd if cwd is not None else os.getcwd(), "", None, False, clock=clock, rng=rng)
 
     @classmethod
     def fork_from(
@@ -422,6 +451,9 @@ class SessionManager:
         source_path: str | os.PathLike[str],
         target_cwd: str,
         session_dir: str | os.PathLike[str] | None = None,
+        *,
+        clock: Callable[[], float] | None = None,
+        rng: random.Random | None = None,
     ) -> SessionManager:
         """Copy a session of another folder into ``target_cwd``'s session directory (pi
         ``forkFrom``, §11.3): new id, ``cwd`` = ``target_cwd``, ``parentSession`` = the source,
@@ -435,7 +467,12 @@ class SessionManager:
             os.fspath(session_dir) if session_dir is not None else str(session_dir_for(target_cwd))
         )
         with Session.open(source, final=True) as src:
-            header = edit.new_header(target_cwd, parent_session=source)
+            header = edit.new_header(
+                target_cwd,
+                parent_session=source,
+                clock=clock() if clock is not None else None,
+                rng=rng,
+            )
             lines = [dump_header(header)]
             if src.original_version >= 3:
                 with open_buffer(source) as data:
@@ -447,7 +484,7 @@ class SessionManager:
         os.makedirs(folder, exist_ok=True)
         target = os.path.join(folder, session_file_name(header["timestamp"], header["id"]))
         edit.atomic_write(target, lines, exclusive=True)
-        return cls(target_cwd, folder, target, True)
+        return cls(target_cwd, folder, target, True, clock=clock, rng=rng)
 
     @staticmethod
     def list(
@@ -483,7 +520,9 @@ class SessionManager:
         """Start a fresh, empty session (pi ``newSession``): new id, leaf none. Returns the file
         it will be written to (``None`` in memory); nothing is written yet (§9.1)."""
         self._drop_index()
-        self._header = edit.new_header(self._cwd, parent_session=parent_session)
+        self._header = edit.new_header(
+            self._cwd, parent_session=parent_session, clock=self._now(), rng=self._rng
+        )
         self._pending = []
         self._pending_ids = set()
         self._flushed = False
@@ -531,9 +570,14 @@ class SessionManager:
         meta = view.get(leaf_id)
         if meta is None:
             raise EntryNotFoundError(leaf_id)
-        entries = edit.branch_file_entries(view, meta)
+        entries = edit.branch_file_entries(view, meta, clock=self._now(), rng=self._rng)
         previous = self._file if self._flushed else None
-        header = edit.new_header(self._cwd, parent_session=previous if self._persist else None)
+        header = edit.new_header(
+            self._cwd,
+            parent_session=previous if self._persist else None,
+            clock=self._now(),
+            rng=self._rng,
+        )
         self._drop_index()
         self._header = header
         self._pending = entries
@@ -831,6 +875,10 @@ class SessionManager:
 
     # ------------------------------------------------------------------ internals
 
+    def _now(self) -> float | None:
+        """The injected clock's time (``None``: the wall clock, read where it is used)."""
+        return self._clock() if self._clock is not None else None
+
     def _drop_index(self) -> None:
         if self._index is not None:
             self._index.close()
@@ -884,7 +932,13 @@ class SessionManager:
                     "written (branch() to an entry, then append again)"
                 )
             view = self._index
-            entry = edit.entry_base(view.by_id, entry_type, self._parent_for_append(view))
+            entry = edit.entry_base(
+                view.by_id,
+                entry_type,
+                self._parent_for_append(view),
+                clock=self._now(),
+                rng=self._rng,
+            )
             entry.update(fields)
             self._last_write = edit.append_owned_entries(
                 view, [entry], last_write=self._last_write, force=self.force
@@ -892,7 +946,13 @@ class SessionManager:
             self._header = dict(view.header)  # a migration rewrote it as version 3
             self._leaf = entry["id"]
             return str(entry["id"])
-        entry = edit.entry_base(self._pending_ids, entry_type, self._parent_for_append(None))
+        entry = edit.entry_base(
+            self._pending_ids,
+            entry_type,
+            self._parent_for_append(None),
+            clock=self._now(),
+            rng=self._rng,
+        )
         entry.update(fields)
         dump_entry(entry)  # fail now, not at the flush, on values that are not JSON
         self._pending.append(entry)
