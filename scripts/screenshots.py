@@ -1,0 +1,131 @@
+"""Regenerate ``screenshots/`` from the demo store: drives the app headless, saves SVGs, and PNGs
+where ``rsvg-convert`` exists. Never edit the pictures by hand: run this.
+
+    python scripts/screenshots.py            # all of them
+    python scripts/screenshots.py picker     # only those whose name contains "picker"
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+OUT = REPO / "screenshots"
+SIZE = (150, 42)
+# A fixed "now" shortly after the demo store's newest session, so ages and layout never drift.
+BASE_TIME = 1_764_460_800.0  # 2025-11-30T00:00:00Z
+
+sys.path.insert(0, str(REPO))
+
+from pitui.config import Settings  # noqa: E402
+from pitui.core.session import Session  # noqa: E402
+from pitui.core.store import Store  # noqa: E402
+from pitui.demo import DemoStore, ensure_demo_store  # noqa: E402
+from pitui.ui.app import AppOptions, PituiApp, make_app  # noqa: E402
+from pitui.ui.catalog import StoreCatalog  # noqa: E402
+
+Pilot = object  # the pilot is typed loosely: textual.pilot.Pilot[...]
+Steps = Callable[[PituiApp, object], Awaitable[None]]
+
+
+async def settle(app: PituiApp, pilot: object, rounds: int = 6) -> None:
+    """Let workers finish and the screen repaint (previews load in workers)."""
+    for _ in range(rounds):
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.05)  # type: ignore[attr-defined]
+
+
+def find_sessions(demo: DemoStore) -> dict[str, tuple[str, str | None]]:
+    """Sessions worth showing: (path, entry to select) for a branchy one and a compaction."""
+    branchy: tuple[int, str] = (0, "")
+    compaction: tuple[str, str | None] = ("", None)
+    for path in sorted((demo.agent_dir / "sessions").glob("*/*.jsonl")):
+        with Session.open(path, final=True) as session:
+            ends = sum(1 for meta in session.entries if not meta.children)
+            labels = len(session.labels)
+            if ends + labels > branchy[0]:
+                branchy = (ends + labels, str(path))
+            for meta in session.branch():
+                if meta.type == "compaction" and not compaction[0]:
+                    compaction = (str(path), meta.uid)
+    return {"branchy": (branchy[1], None), "compaction": compaction}
+
+
+async def shoot(name: str, app: PituiApp, steps: Steps) -> Path:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await steps(app, pilot)
+        await settle(app, pilot)
+        svg = OUT / f"{name}.svg"
+        app.save_screenshot(filename=svg.name, path=str(OUT))
+    return svg
+
+
+def to_png(svg: Path) -> None:
+    converter = shutil.which("rsvg-convert")
+    if converter is not None:
+        subprocess.run([converter, "-o", str(svg.with_suffix(".png")), str(svg)], check=True)
+
+
+async def main(only: str | None) -> None:
+    os.environ.setdefault("XDG_CACHE_HOME", tempfile.mkdtemp(prefix="pitui-shots-cache-"))
+    demo = ensure_demo_store(base_time=BASE_TIME)
+    OUT.mkdir(exist_ok=True)
+    picks = find_sessions(demo)
+    settings = Settings(theme="pi-dark", watch=False)
+
+    def app(**options: object) -> PituiApp:
+        store = Store(cwd=demo.cwd, agent=demo.agent_dir, use_index=False)
+        base = {"settings": settings, "cwd": demo.cwd, "watch": False, "clock": lambda: BASE_TIME}
+        return make_app(StoreCatalog(store), AppOptions(**{**base, **options}))  # type: ignore[arg-type]
+
+    async def nothing(app: PituiApp, pilot: object) -> None:
+        return None
+
+    async def press(*keys: str) -> Steps:
+        async def steps(app: PituiApp, pilot: object) -> None:
+            for key in keys:
+                await pilot.press(key)  # type: ignore[attr-defined]
+                await settle(app, pilot, 2)
+
+        return steps
+
+    async def typed(text: str) -> Steps:
+        async def steps(app: PituiApp, pilot: object) -> None:
+            for char in text:
+                await pilot.press(char)  # type: ignore[attr-defined]
+            await settle(app, pilot)
+
+        return steps
+
+    shots: list[tuple[str, Callable[[], PituiApp], Steps]] = [
+        ("picker", lambda: app(), nothing),
+        ("picker-all-scope", lambda: app(scope="all"), nothing),
+        ("picker-search", lambda: app(scope="all"), await typed("test")),
+        ("picker-delete-confirm", lambda: app(), await press("down", "ctrl+d")),
+        ("session-tree", lambda: app(open_path=picks["branchy"][0]), nothing),
+        ("session-tree-all", lambda: app(open_path=picks["branchy"][0]), await press("ctrl+a")),
+        (
+            "session-compaction-preview",
+            lambda: app(open_path=picks["compaction"][0], open_entry=picks["compaction"][1]),
+            nothing,
+        ),
+        ("help", lambda: app(), await press("f1")),
+    ]
+    for name, build, steps in shots:
+        if only and only not in name:
+            continue
+        svg = await shoot(name, build(), steps)
+        to_png(svg)
+        print(f"wrote {svg.relative_to(REPO)}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1] if len(sys.argv) > 1 else None))
