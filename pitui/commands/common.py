@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import re
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from pitui.core.session import EntryMeta
-from pitui.render.safe_text import sanitize_plain
+if TYPE_CHECKING:
+    from pitui.core.session import EntryMeta
 
 
 class CommandError(Exception):
@@ -18,6 +19,9 @@ class CommandError(Exception):
 
 def out(text: str) -> None:
     """Print human output; session text in it can never act on the terminal."""
+    # imported here: commands that print only JSON start without Rich and the renderers
+    from pitui.render.safe_text import sanitize_plain
+
     sys.stdout.write(sanitize_plain(text, reveal_invisible=False) + "\n")
 
 
@@ -27,7 +31,12 @@ _UNSAFE_IN_JSON = re.compile("[\u0080-\u009f\u061c\u200e\u200f\u2028-\u202e\u206
 
 
 def json_text(value: Any, *, indent: bool = True) -> str:
-    text = orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else 0).decode()
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else 0).decode()
+    except TypeError:
+        # orjson refuses lone surrogates (pi's "\ud83d" escapes): the standard encoder writes
+        # them as \u escapes, which is still valid JSON
+        text = json.dumps(value, indent=2 if indent else None, ensure_ascii=True)
     return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 

@@ -26,6 +26,11 @@ BOM = b"\xef\xbb\xbf"
 Buffer = bytes | mmap.mmap
 
 
+def _reject_constant(name: str) -> Any:
+    # JSON.parse (and so pi) refuses NaN and Infinity; Python's parser would accept them
+    raise ValueError(f"{name} is not JSON")
+
+
 def parse_json_line(line: bytes) -> tuple[Any, ProblemKind | None, str]:
     """Parse one line as Node would: invalid UTF-8 becomes U+FFFD, lone surrogate escapes are kept.
 
@@ -39,7 +44,7 @@ def parse_json_line(line: bytes) -> tuple[Any, ProblemKind | None, str]:
     # JSON.parse in Node accepts; the standard library parser handles the decoded text the same way.
     text = line.decode("utf-8", "replace")
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_constant=_reject_constant)
     except (ValueError, RecursionError):
         if not js_trim(text):
             return None, None, ""  # a line of Unicode blanks: pi skips it without a word

@@ -361,6 +361,8 @@ class SummaryState:
         self.entries = 0
         # Leaves of the tree without building it: ids that have no child yet, parents that have
         # (or were referenced before they appeared), entries without an id (always leaves).
+        # Exact for ordinary files; a file that repeats ids or has parent cycles may count
+        # differently from Session (which relinks such files), it is only a displayed number.
         self.childless: set[str] = set()
         self.branched: set[str] = set()
         self.anon = 0

@@ -365,3 +365,21 @@ def test_extras(tmp_path: Path) -> None:
     assert info.last_model == "openai/gpt-x"
     assert info.total_tokens == 30 and info.cost == pytest.approx(0.06)
     assert info.modified_iso == ts(5)
+
+
+def test_pool_from_a_threaded_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With other threads running (a UI), workers start from a fork server, not by fork."""
+    monkeypatch.setattr(store_module, "POOL_MIN_BYTES", 0)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)
+    other.start()
+    try:
+        assert store_module._pool_context().get_start_method() == "forkserver"
+        agent = FIXTURES / "pi-written" / "agent"
+        with make_store(agent, tmp_path, True, cwd="/", workers=2) as store:
+            pooled = [s.to_json() for s in store.load("all")]
+    finally:
+        stop.set()
+        other.join()
+    with make_store(agent, tmp_path, False, cwd="/", workers=1) as store:
+        assert pooled == [s.to_json() for s in store.load("all")]
