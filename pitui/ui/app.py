@@ -152,7 +152,7 @@ class PituiApp(App[AppResult]):
                 )
             )
             return
-        here = self.options.cwd
+        here = os.getcwd()  # where pitui was started (the listing cwd may be the demo's)
         body = Text()
         body.append(
             f"The session's folder {shorten_home(cwd) or '(none)'} does not exist any more.\n\n"
