@@ -117,10 +117,14 @@ def append_lines(path: str, lines: list[bytes], expect: FileState | None = None)
                 f"{path} ends in the middle of a line (pi is writing it); nothing was written"
             )
         written = 0
-        while written < len(data):
-            # O_APPEND puts every chunk at the end; a short write on a regular file means the
-            # disk is full, and the loop then fails with ENOSPC rather than half a line silently.
-            written += os.write(fd, data[written:])
+        try:
+            while written < len(data):
+                # O_APPEND puts every chunk at the end; a short write on a regular file means the
+                # disk is full, and the next write then fails with ENOSPC.
+                written += os.write(fd, data[written:])
+        except OSError:
+            _undo_partial_append(fd, stat.st_size, written)
+            raise
         os.fsync(fd)
         after = os.fstat(fd)
     except OSError as exc:
@@ -128,6 +132,20 @@ def append_lines(path: str, lines: list[bytes], expect: FileState | None = None)
     finally:
         os.close(fd)
     return FileState((after.st_dev, after.st_ino), after.st_size)
+
+
+def _undo_partial_append(fd: int, size_before: int, written: int) -> None:
+    """Cut a half-written append off again, so no partial line is left for pi to glue onto.
+
+    Only when the file is exactly what this write left (nobody appended meanwhile).
+    """
+    if written == 0:
+        return
+    try:
+        if os.fstat(fd).st_size == size_before + written:
+            os.ftruncate(fd, size_before)
+    except OSError:
+        pass  # nothing more can be done; the error being raised says the write failed
 
 
 def atomic_write(path: str, lines: Iterable[bytes], *, exclusive: bool = False) -> None:

@@ -20,6 +20,17 @@ class ProblemKind(StrEnum):
     LABEL_TARGET_MISSING = "label-target-missing"
     VERSION_TRAP = "version-trap"  # no version, but entries already form a tree
     MIGRATED = "migrated"  # an old format version, migrated in memory
+    # Found by the doctor (pitui.core.doctor), not by the reader. Session.open raises the
+    # file-level ones (empty, not a session, unsupported, unreadable) as SessionError; the doctor
+    # reports them at the line where they show, or at line 0 (the whole file: unreadable, a
+    # leftover temp file).
+    PARENT_AFTER_CHILD = "parent-after-child"  # pi always writes a parent before its children
+    PENDING = "pending"  # unterminated last line of a file written seconds ago (pi mid-write)
+    EMPTY = "empty"  # 0 bytes or only blank lines: pi does not list it
+    NOT_A_SESSION = "not-a-session"  # first JSON value is not a session header
+    UNSUPPORTED_FORMAT = "unsupported-format"  # v4 harness file (`kind: header`)
+    UNREADABLE = "unreadable"  # cannot be opened or read (permissions, a directory, gone)
+    STALE_TEMP = "stale-temp"  # a `.name.*.tmp` left by an interrupted atomic rewrite
 
 
 @dataclass(frozen=True, slots=True)

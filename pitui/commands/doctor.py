@@ -1,0 +1,239 @@
+"""``pitui doctor [PATH|--all] [--json]``: what is wrong with session files (read-only).
+
+With PATH, one file in detail: its problems with line and byte offset, whether pi 0.73.1 and pi
+1.x would load it, its largest entries and what they are made of. Without PATH, every session file
+of the current folder (``--all``: of every folder): the files with problems in detail, then a
+summary and the largest files. Nothing is written and no repair is offered; the listing cache is
+not used. Exit status: 0 when every file is healthy, 1 when any has a problem, 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+from pitui.commands.common import emit_json, out
+
+if TYPE_CHECKING:
+    from pitui.core.doctor import FileReport, TempFile
+    from pitui.core.store import Scope
+
+# Human output lists at most this many problems per file (--json has them all).
+_SHOWN_PROBLEMS = 20
+_LARGEST_FILES = 5
+_PROGRESS_MIN_FILES = 200
+
+_EPILOG = (
+    "exit status: 0 when every file checked is healthy, 1 when any file has a problem (an error "
+    "or a warning; notes such as an old format version do not count), 2 on a usage error."
+)
+
+
+def add_parser(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "doctor",
+        help="report what is wrong with session files (read-only; exit 1 when any has a problem)",
+        description="Check session files for what the format's edge cases name: malformed and "
+        "truncated lines, duplicate headers and ids, orphans, cycles, labels on missing entries, "
+        "a byte order mark, v4 harness files, empty or unreadable files, temp files left by an "
+        "interrupted rewrite. Also shows whether pi 0.73.1 and pi 1.x would load each file and "
+        "what makes it big. Never writes; offers no repair.",
+        epilog=_EPILOG,
+    )
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument(
+        "path", nargs="?", metavar="PATH", help="one session file (default: this folder's)"
+    )
+    which.add_argument("--all", action="store_true", help="every folder's session files")
+    parser.add_argument("--cwd", metavar="DIR", help="current folder (default: this one)")
+    parser.add_argument(
+        "--session-dir", metavar="DIR", help="pi's custom session directory (--session-dir)"
+    )
+    parser.add_argument("--json", action="store_true", help="one JSON object with every finding")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pitui.core.doctor import diagnose_file
+
+    if args.path is not None:
+        report = diagnose_file(args.path)
+        if args.json:
+            emit_json(_json([report], []))
+        else:
+            _print_file(report, detailed=True)
+        return 0 if report.healthy else 1
+    reports, leftovers = _scope(args)
+    if args.json:
+        emit_json(_json(reports, leftovers))
+    else:
+        _print_scope(reports, leftovers)
+    healthy = all(r.healthy for r in reports) and not any(t.stale for t in leftovers)
+    return 0 if healthy else 1
+
+
+def _scope(args: argparse.Namespace) -> tuple[list[FileReport], list[TempFile]]:
+    from pitui.core.doctor import diagnose_paths, find_temp_files
+    from pitui.core.store import Store
+
+    store = Store(cwd=args.cwd, session_dir=args.session_dir, use_index=False)
+    try:
+        scope: Scope = "all" if args.all else "current"
+        paths = [c.path for c in store.candidates(scope)]
+        progress = _progress_printer(len(paths))
+        reports = diagnose_paths(paths, progress=progress)
+        if progress is not None:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+        known = {os.path.abspath(p) for p in paths}
+        leftovers = [
+            temp
+            for folder in store.scope_dirs(scope)
+            for temp in find_temp_files(folder)
+            if temp.target not in known
+        ]
+    finally:
+        store.close()
+    return reports, leftovers
+
+
+def _progress_printer(total: int) -> Any:
+    if total < _PROGRESS_MIN_FILES or not sys.stderr.isatty():
+        return None
+
+    def show(done: int, count: int) -> None:
+        sys.stderr.write(f"\rchecking {done}/{count} files")
+        sys.stderr.flush()
+
+    return show
+
+
+def _json(reports: list[FileReport], leftovers: list[TempFile]) -> dict[str, Any]:
+    unhealthy = sum(1 for r in reports if not r.healthy)
+    return {
+        "healthy": unhealthy == 0 and not any(t.stale for t in leftovers),
+        "files": [r.to_json() for r in reports],
+        "leftoverTempFiles": [t.to_json() for t in leftovers],
+        "summary": {
+            "files": len(reports),
+            "healthy": len(reports) - unhealthy,
+            "withProblems": unhealthy,
+        },
+    }
+
+
+# ------------------------------------------------------------------------------ human output
+
+
+def _size(n: int | None) -> str:
+    if n is None:
+        return "? bytes"
+    if n < 1024:
+        return f"{n} B"
+    value = float(n)
+    for unit in ("KiB", "MiB", "GiB"):
+        value /= 1024
+        if value < 1024 or unit == "GiB":
+            return f"{value:.1f} {unit}"
+    return f"{n} B"  # not reached
+
+
+def _headline(report: FileReport) -> str:
+    if report.healthy:
+        return "healthy"
+    counts = report.counts()
+    parts = [
+        f"{counts[level]} {level}{'s' if counts[level] != 1 else ''}"
+        for level in ("error", "warning")
+        if counts[level]
+    ]
+    status = {
+        "empty": "empty",
+        "not-a-session": "not a pi session",
+        "unsupported": "unsupported format",
+        "unreadable": "unreadable",
+    }.get(report.status)
+    return (f"{status}: " if status else "") + ", ".join(parts)
+
+
+def _print_file(report: FileReport, *, detailed: bool) -> None:
+    from pitui.core.doctor import severity
+
+    out(f"{report.path}: {_headline(report)}")
+    if report.status in ("ok", "problems"):
+        version = f"format version {report.version}" if report.version is not None else ""
+        entries = f"{report.entries} entr{'ies' if report.entries != 1 else 'y'}"
+        out(f"  file       {_size(report.size)}, {entries}, {version}")
+    if report.pi is not None:
+        for verdict in report.pi:
+            out(f"  pi {verdict.version:<7} {verdict.reason}")
+            for note in verdict.notes:
+                out(f"             {note}")
+    shown = report.problems[:_SHOWN_PROBLEMS]
+    if shown:
+        out("  problems")
+        for problem in shown:
+            where = f"line {problem.line} (byte {problem.offset})" if problem.line else "file"
+            out(f"    {severity(problem.kind):<8} {where}: {problem.kind}: {problem.reason}")
+        more = len(report.problems) - len(shown)
+        if more > 0:
+            out(f"    … and {more} more (--json lists them all)")
+    if not detailed:
+        return
+    for temp in report.temp_files:
+        if not temp.stale:
+            out(f"  note       {os.path.basename(temp.path)}: a rewrite may be running right now")
+    if report.largest:
+        out("  largest entries")
+        for big in report.largest:
+            what = f"{big.type}/{big.role}" if big.role else big.type
+            parts = ", ".join(f"{kind} {_size(n)}" for kind, n in list(big.parts.items())[:3])
+            images = f"; {big.images} image{'s' if big.images != 1 else ''}" if big.images else ""
+            out(
+                f"    line {big.line} (byte {big.offset})  {_size(big.length)}  {big.uid} "
+                f"{what}: {parts}{images}"
+            )
+    if report.bytes_by_kind and report.size:
+        total = report.size
+        shares = ", ".join(
+            f"{kind} {_size(n)} ({100 * n / total:.0f}%)"
+            for kind, n in list(report.bytes_by_kind.items())[:6]
+        )
+        out(f"  by kind    {shares}")
+
+
+def _print_scope(reports: list[FileReport], leftovers: list[TempFile]) -> None:
+    if not reports and not leftovers:
+        out("no session files found")
+        return
+    for report in reports:
+        if not report.healthy:
+            _print_file(report, detailed=False)
+    for temp in leftovers:
+        state = "stale" if temp.stale else "a rewrite may be running right now"
+        out(
+            f"{temp.path}: leftover temp file of {os.path.basename(temp.target)}, which no "
+            f"longer exists ({temp.size} bytes, {state})"
+        )
+    unhealthy = sum(1 for r in reports if not r.healthy)
+    out(
+        f"checked {len(reports)} file{'s' if len(reports) != 1 else ''}: "
+        f"{len(reports) - unhealthy} healthy, {unhealthy} with problems"
+    )
+    biggest = sorted((r for r in reports if r.size), key=lambda r: -(r.size or 0))
+    if biggest:
+        out("largest files")
+        for report in biggest[:_LARGEST_FILES]:
+            total = report.size or 1
+            kinds = ", ".join(
+                f"{kind} {100 * n / total:.0f}%"
+                for kind, n in list(report.bytes_by_kind.items())[:2]
+            )
+            top = report.largest[0] if report.largest else None
+            entry = f"; largest entry {_size(top.length)} of {top.kind}" if top else ""
+            out(
+                f"  {_size(report.size):>10}  {report.path} "
+                f"({report.entries:,} entries{'; ' + kinds if kinds else ''}{entry})"
+            )

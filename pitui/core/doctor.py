@@ -1,0 +1,937 @@
+"""What is wrong with a session file: the edge cases of format §14, what makes it big, and whether
+pi would load it.
+
+Read-only: nothing here writes, and nothing offers a repair. Per file the doctor reports
+
+- every problem the reader found (:class:`~pitui.core.session.Session` problems: malformed and
+  truncated lines, duplicate headers and ids, orphans, cycles, labels on missing entries, BOM, ...)
+  plus its own: a parent written after its child, a last line still being written, temp files
+  left by an interrupted rewrite, and the file-level cases (empty, not a session, v4 harness,
+  unreadable);
+- the largest entries, with what their bytes are (images, tool output, text, ...);
+- whether pi 0.73.1 and pi 1.x would load the file. These verdicts follow the loaders of both
+  versions (checked against their code): the first parsed JSON *value* must be the header (a
+  ``null``, number or array before it makes pi refuse a file pitui can still read; 1.x skips
+  falsy values), 0.73.1 stops with a TypeError on a ``null`` line, 1.x cannot see a header behind
+  a BOM, and both loop forever when the leaf's parent chain loops.
+
+Severities: ``error`` (entries lost, or the file refused), ``warning`` (odd structure; pi loads it
+but may show it wrongly), ``note`` (nothing wrong: an old format, a line being written). A file is
+healthy when it has no error and no warning.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import orjson
+
+from pitui.core.jsonl import BOM, Buffer, open_buffer, parse_json_line
+from pitui.core.jstext import JS_WHITESPACE, js_trim
+from pitui.core.problems import Problem, ProblemKind
+from pitui.core.session import (
+    EntryMeta,
+    Session,
+    SessionError,
+    UnreadableError,
+    UnsupportedFormatError,
+)
+
+__all__ = [
+    "BigEntry",
+    "FileReport",
+    "PiVerdict",
+    "Severity",
+    "Status",
+    "TempFile",
+    "diagnose_bytes",
+    "diagnose_file",
+    "diagnose_paths",
+    "find_temp_files",
+    "severity",
+]
+
+Severity = Literal["error", "warning", "note"]
+Status = Literal["ok", "problems", "empty", "not-a-session", "unsupported", "unreadable"]
+Outcome = Literal["loads", "new-session", "refuses", "overwrites", "crashes", "hangs", "unreadable"]
+
+_SEVERITY: dict[ProblemKind, Severity] = {
+    ProblemKind.MALFORMED: "error",
+    ProblemKind.TRUNCATED: "error",
+    ProblemKind.BOM: "error",  # pi 1.x refuses the file
+    ProblemKind.NOT_A_SESSION: "error",
+    ProblemKind.UNSUPPORTED_FORMAT: "error",
+    ProblemKind.UNREADABLE: "error",
+    ProblemKind.INVALID_UTF8: "warning",
+    ProblemKind.DUPLICATE_HEADER: "warning",
+    ProblemKind.DUPLICATE_ID: "warning",
+    ProblemKind.MISSING_ID: "warning",
+    ProblemKind.ORPHAN: "warning",
+    ProblemKind.SELF_PARENT: "warning",
+    ProblemKind.CYCLE: "warning",
+    ProblemKind.LABEL_TARGET_MISSING: "warning",
+    ProblemKind.VERSION_TRAP: "warning",
+    ProblemKind.PARENT_AFTER_CHILD: "warning",
+    ProblemKind.EMPTY: "warning",
+    ProblemKind.STALE_TEMP: "warning",
+    ProblemKind.MIGRATED: "note",
+    ProblemKind.PENDING: "note",
+}
+
+LARGEST = 5  # entries listed per file
+# A temp file younger than this may belong to a rewrite that is running right now.
+TEMP_GRACE_SECONDS = 60.0
+# Below this many bytes in all, worker processes cost more than they save.
+PARALLEL_MIN_BYTES = 32 * 1024 * 1024
+# pi 0.73.1 reads a whole file into one JavaScript string (V8's limit: 2**29 - 24 characters).
+_PI_OLD_STRING_LIMIT = (1 << 29) - 24
+# pi 1.x finds sessions (`--continue`, id lookups) by scanning at most this much for the header.
+_PI_NEW_HEADER_SCAN = 1 << 20
+# Lines looked at before the first parsed value (pi's header check), and for a blank file.
+_HEAD_SCAN_LINES = 10_000
+_BLANK_SCAN_BYTES = 4 << 20
+# `tempfile.mkstemp(prefix=".<name>.", suffix=".tmp")` as pitui.core.edit.atomic_write calls it.
+_TEMP_NAME = re.compile(r"^\.(?P<target>.+\.jsonl)\.[a-z0-9_]{8}\.tmp$")
+
+
+def severity(kind: ProblemKind) -> Severity:
+    return _SEVERITY.get(kind, "warning")
+
+
+# ----------------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True, slots=True)
+class PiVerdict:
+    """What one pi version does with the file: ``loads`` it, or not and why (``outcome``)."""
+
+    version: str  # "0.73.1" or "1.x"
+    outcome: Outcome
+    reason: str  # one line
+    notes: tuple[str, ...] = ()  # caveats when it does load
+
+    @property
+    def loads(self) -> bool:
+        return self.outcome == "loads"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "loads": self.loads,
+            "outcome": self.outcome,
+            "reason": self.reason,
+            "notes": list(self.notes),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class BigEntry:
+    """One of the largest lines of a file and what its bytes are (``parts``: bytes by kind)."""
+
+    uid: str
+    line: int
+    offset: int
+    length: int
+    type: str
+    role: str | None
+    kind: str  # the biggest part: "image", "tool output", "text", "thinking", ...
+    parts: dict[str, int]
+    images: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.uid,
+            "line": self.line,
+            "offset": self.offset,
+            "bytes": self.length,
+            "type": self.type,
+            "role": self.role,
+            "kind": self.kind,
+            "parts": dict(self.parts),
+            "images": self.images,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TempFile:
+    """A ``.<name>.<random>.tmp`` file of an atomic rewrite, in a session folder."""
+
+    path: str
+    target: str  # the session file it was going to replace
+    size: int
+    age: float  # seconds since it was last written
+
+    @property
+    def stale(self) -> bool:
+        return self.age >= TEMP_GRACE_SECONDS
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "target": self.target,
+            "size": self.size,
+            "ageSeconds": round(self.age, 1),
+            "stale": self.stale,
+        }
+
+
+@dataclass(slots=True)
+class FileReport:
+    """Everything the doctor found about one file."""
+
+    path: str
+    status: Status
+    size: int | None
+    version: int | None = None
+    entries: int = 0
+    problems: list[Problem] = field(default_factory=list)
+    pi: tuple[PiVerdict, PiVerdict] | None = None  # (0.73.1, 1.x)
+    largest: list[BigEntry] = field(default_factory=list)
+    bytes_by_kind: dict[str, int] = field(default_factory=dict)
+    temp_files: list[TempFile] = field(default_factory=list)
+
+    @property
+    def healthy(self) -> bool:
+        return not any(severity(p.kind) != "note" for p in self.problems)
+
+    def counts(self) -> Counter[Severity]:
+        return Counter(severity(p.kind) for p in self.problems)
+
+    def add_temp_files(self, temps: Iterable[TempFile]) -> None:
+        """Attach the rewrite leftovers of this file's folder (stale ones are problems)."""
+        for temp in temps:
+            self.temp_files.append(temp)
+            if temp.stale:
+                self.problems.append(
+                    Problem(
+                        ProblemKind.STALE_TEMP,
+                        0,
+                        0,
+                        f"leftover temp file {os.path.basename(temp.path)} ({temp.size} bytes, "
+                        f"{_age_text(temp.age)} old) from an interrupted rewrite; the session "
+                        "file itself is complete",
+                    )
+                )
+        self.problems.sort(key=lambda p: (p.line, p.offset))
+        if self.status == "ok" and not self.healthy:
+            self.status = "problems"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "status": self.status,
+            "healthy": self.healthy,
+            "size": self.size,
+            "version": self.version,
+            "entries": self.entries,
+            "problems": [
+                {
+                    "kind": str(p.kind),
+                    "severity": severity(p.kind),
+                    "line": p.line,
+                    "offset": p.offset,
+                    "reason": p.reason,
+                }
+                for p in self.problems
+            ],
+            "pi": {v.version: v.to_json() for v in self.pi} if self.pi else None,
+            "largest": [big.to_json() for big in self.largest],
+            "bytesByKind": dict(self.bytes_by_kind),
+            "tempFiles": [temp.to_json() for temp in self.temp_files],
+        }
+
+
+# ------------------------------------------------------------------------------- entry points
+
+
+def diagnose_file(
+    path: str | os.PathLike[str],
+    *,
+    final: bool | None = None,
+    largest: int = LARGEST,
+    temp_files: bool = True,
+) -> FileReport:
+    """Diagnose one file. Never writes, never raises because of what the file holds or because
+    it cannot be read. ``final`` as for :meth:`Session.open` (None: decided by the file's age);
+    ``temp_files`` also looks for this file's rewrite leftovers in its folder."""
+    name = os.fspath(path)
+    size: int | None = None
+    try:
+        st = os.stat(name)
+        if not stat.S_ISREG(st.st_mode):
+            # never open a FIFO or a device: opening a FIFO waits for a writer forever
+            what = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+            report = _unreadable(name, None, what)
+            return _with_temp_files(report) if temp_files else report
+        size = st.st_size
+        session: Session | SessionError = _open(name, final)
+        with open_buffer(name) as buf:
+            report = _diagnose(name, buf, session, largest)
+    except OSError as exc:
+        report = _unreadable(name, size, f"{exc.strerror or exc}")
+    except UnreadableError as exc:
+        report = _unreadable(name, size, _strip_path(str(exc), name))
+    return _with_temp_files(report) if temp_files else report
+
+
+def _with_temp_files(report: FileReport) -> FileReport:
+    target = os.path.abspath(report.path)
+    folder = os.path.dirname(target)
+    report.add_temp_files(t for t in find_temp_files(folder) if t.target == target)
+    return report
+
+
+def diagnose_bytes(
+    data: bytes, path: str = "<memory>", *, final: bool = True, largest: int = LARGEST
+) -> FileReport:
+    """Diagnose content held in memory (tests, a file read by someone else)."""
+    session: Session | SessionError
+    try:
+        session = Session.from_bytes(data, path, final=final)
+    except SessionError as exc:
+        session = exc
+    return _diagnose(path, data, session, largest)
+
+
+def diagnose_paths(
+    paths: Sequence[str],
+    *,
+    workers: int | None = None,
+    largest: int = LARGEST,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[FileReport]:
+    """Diagnose many files, in worker processes when there is enough to read, in the order
+    given. Each file's folder is searched for rewrite leftovers (see :func:`find_temp_files`)."""
+    sizes = [_size_or_zero(p) for p in paths]
+    count = max(1, workers if workers is not None else (os.cpu_count() or 1))
+    reports: list[FileReport] = []
+    if count == 1 or len(paths) < 2 or sum(sizes) < PARALLEL_MIN_BYTES:
+        for done, path in enumerate(paths, start=1):
+            reports.append(_diagnose_safely(path, largest))
+            if progress is not None:
+                progress(done, len(paths))
+    else:
+        groups = _groups(list(paths), sizes, count)
+        with ProcessPoolExecutor(max_workers=count, mp_context=_pool_context()) as pool:
+            done = 0
+            for group in pool.map(_diagnose_group, groups, [largest] * len(groups)):
+                reports.extend(group)
+                done += len(group)
+                if progress is not None:
+                    progress(done, len(paths))
+    by_folder: dict[str, list[TempFile]] = {}
+    for report in reports:
+        folder = os.path.dirname(os.path.abspath(report.path))
+        if folder not in by_folder:
+            by_folder[folder] = find_temp_files(folder)
+        target = os.path.abspath(report.path)
+        report.add_temp_files(t for t in by_folder[folder] if t.target == target)
+    return reports
+
+
+def find_temp_files(folder: str, *, now: float | None = None) -> list[TempFile]:
+    """Temp files of :func:`pitui.core.edit.atomic_write` in ``folder`` (``.<name>.<8>.tmp``).
+
+    A rewrite killed between creating its temp file and renaming it leaves one behind; the
+    session file is then still the complete old one."""
+    found: list[TempFile] = []
+    clock = time.time() if now is None else now
+    try:
+        with os.scandir(folder) as listing:
+            for item in listing:
+                match = _TEMP_NAME.match(item.name)
+                if match is None:
+                    continue
+                try:
+                    st = item.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                found.append(
+                    TempFile(
+                        item.path,
+                        os.path.join(os.path.abspath(folder), match.group("target")),
+                        st.st_size,
+                        max(0.0, clock - st.st_mtime),
+                    )
+                )
+    except OSError:
+        return []
+    found.sort(key=lambda t: t.path)
+    return found
+
+
+# ----------------------------------------------------------------------------------- internals
+
+
+def _open(path: str, final: bool | None) -> Session | SessionError:
+    try:
+        return Session.open(path, final=final)
+    except UnreadableError:
+        raise
+    except SessionError as exc:
+        return exc
+
+
+def _diagnose_safely(path: str, largest: int) -> FileReport:
+    try:
+        return diagnose_file(path, largest=largest, temp_files=False)
+    except Exception as exc:  # a bug or MemoryError on one file must not hide the others
+        return _unreadable(path, _size_or_none(path), f"internal error while reading: {exc!r}")
+
+
+def _diagnose_group(paths: list[str], largest: int) -> list[FileReport]:
+    return [_diagnose_safely(path, largest) for path in paths]
+
+
+def _groups(paths: list[str], sizes: list[int], workers: int) -> list[list[str]]:
+    """Tasks of similar byte weight (a few per worker), in the given order."""
+    target = max(1, sum(sizes) // (workers * 4))
+    groups: list[list[str]] = []
+    current: list[str] = []
+    weight = 0
+    for path, size in zip(paths, sizes, strict=True):
+        current.append(path)
+        weight += size
+        if weight >= target:
+            groups.append(current)
+            current, weight = [], 0
+    if current:
+        groups.append(current)
+    return groups
+
+
+def _pool_context() -> Any:
+    import multiprocessing
+
+    # fork is cheapest, but forking a process with other threads running can deadlock a child
+    # on a lock some thread held; then start the workers from a clean server process.
+    return multiprocessing.get_context("fork" if threading.active_count() == 1 else "forkserver")
+
+
+def _size_or_none(path: str) -> int | None:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return None
+
+
+def _size_or_zero(path: str) -> int:
+    return _size_or_none(path) or 0
+
+
+def _strip_path(message: str, path: str) -> str:
+    prefix = f"{path}: "
+    return message[len(prefix) :] if message.startswith(prefix) else message
+
+
+def _unreadable(path: str, size: int | None, reason: str) -> FileReport:
+    verdict = (
+        PiVerdict("0.73.1", "unreadable", f"cannot read it either ({reason})"),
+        PiVerdict("1.x", "unreadable", f"cannot read it either ({reason})"),
+    )
+    return FileReport(
+        path,
+        "unreadable",
+        size,
+        problems=[Problem(ProblemKind.UNREADABLE, 0, 0, f"cannot read the file: {reason}")],
+        pi=verdict,
+    )
+
+
+def _diagnose(path: str, buf: Buffer, session: Session | SessionError, largest: int) -> FileReport:
+    size = len(buf)
+    head_old = _first_value(buf, old=True)
+    head_new = _first_value(buf, old=False)
+    if isinstance(session, SessionError):
+        return _not_loaded(path, buf, session, head_old, head_new)
+    try:
+        values = _non_object_values(buf, session.problems)
+        problems = list(session.problems)
+        problems.extend(_parents_after_children(session))
+        if session.pending:
+            problems.append(
+                Problem(
+                    ProblemKind.PENDING,
+                    session.next_line,
+                    session.end_offset,
+                    f"the last line has no newline yet ({session.pending} bytes): pi is "
+                    "probably writing it (it is read once it is finished)",
+                )
+            )
+        problems.sort(key=lambda p: (p.line, p.offset))
+        report = FileReport(
+            path,
+            "ok",
+            size,
+            version=session.original_version,
+            entries=len(session.entries),
+            problems=problems,
+        )
+        report.pi = (
+            _verdict_old(session, size, head_old, values),
+            _verdict_new(session, buf, head_new, values),
+        )
+        report.largest = _largest(session, largest)
+        report.bytes_by_kind = _bytes_by_kind(session)
+    finally:
+        session.close()
+    if not report.healthy:
+        report.status = "problems"
+    return report
+
+
+def _not_loaded(
+    path: str,
+    buf: Buffer,
+    error: SessionError,
+    head_old: _Head | None,
+    head_new: _Head | None,
+) -> FileReport:
+    size = len(buf)
+    reason = _strip_path(str(error), path)
+    if _is_blank(buf):
+        problem = Problem(
+            ProblemKind.EMPTY,
+            1,
+            0,
+            "empty file" if size == 0 else "the file holds only blank lines",
+        )
+        old = PiVerdict(
+            "0.73.1",
+            "new-session",
+            "starts a new session in it when it is opened; not listed",
+        )
+        if size == 0:
+            new = PiVerdict("1.x", "new-session", "starts a new session in it when it is opened; "
+                            "not listed")  # fmt: skip
+        else:
+            new = PiVerdict("1.x", "refuses", "refuses it: blank lines are not an empty file "
+                            "(not a valid pi session); not listed")  # fmt: skip
+        return FileReport(path, "empty", size, problems=[problem], pi=(old, new))
+    where = head_old if head_old is not None else head_new
+    line, offset = (where.line, where.offset) if where is not None else (1, 0)
+    status: Status
+    if isinstance(error, UnsupportedFormatError):
+        status = "unsupported"
+        problem = Problem(ProblemKind.UNSUPPORTED_FORMAT, line, offset, reason)
+    else:
+        status = "not-a-session"
+        problem = Problem(ProblemKind.NOT_A_SESSION, line, offset, reason)
+    return FileReport(
+        path,
+        status,
+        size,
+        problems=[problem],
+        pi=(_refusal_old(head_old), _refusal_new(head_new)),
+    )
+
+
+# --------------------------------------------------------------------- pi's view of the head
+
+
+@dataclass(frozen=True, slots=True)
+class _Head:
+    """The first JSON value pi parses in a file: its line, byte range and value."""
+
+    line: int
+    offset: int
+    end: int
+    value: Any
+
+    @property
+    def is_header(self) -> bool:
+        value = self.value
+        return (
+            type(value) is dict
+            and value.get("type") == "session"
+            and (type(value.get("id")) is str)
+        )
+
+
+def _lines(buf: Buffer, limit: int) -> Iterator[tuple[int, int, int]]:
+    """(line number, start, end) of the first ``limit`` lines, split on ``\\n`` only."""
+    pos = 0
+    size = len(buf)
+    number = 1
+    while pos < size and number <= limit:
+        nl = buf.find(b"\n", pos)
+        end = size if nl < 0 else nl
+        yield number, pos, end
+        pos = end + 1
+        number += 1
+
+
+def _first_value(buf: Buffer, *, old: bool) -> _Head | None:
+    """The first line that parses as JSON, as pi's loader sees it.
+
+    0.73.1 trims the whole content first (a leading BOM or blank is dropped) and keeps every
+    parsed value; 1.x parses line by line (a BOM makes the first line fail) and skips falsy
+    values (``null``, ``0``, ``false``, ``""``)."""
+    for number, start, end in _lines(buf, _HEAD_SCAN_LINES):
+        raw = bytes(buf[start:end])
+        text = raw.decode("utf-8", "replace")
+        if number == 1 and old:
+            stripped = text.lstrip(JS_WHITESPACE)
+            raw = raw[len(text[: len(text) - len(stripped)].encode()) :]
+            text = stripped
+        if not js_trim(text):
+            continue
+        if not old and raw.startswith(BOM):
+            continue  # JSON.parse refuses U+FEFF: the line is skipped as malformed
+        value, kind, _ = parse_json_line(raw)
+        if kind is ProblemKind.MALFORMED or kind is ProblemKind.TRUNCATED:
+            continue
+        if not old and _js_falsy(value):
+            continue  # 1.x: `if (entry) entries.push(entry)`
+        return _Head(number, start, end, value)
+    return None
+
+
+def _js_falsy(value: Any) -> bool:
+    """JavaScript's falsy JSON values: null, false, 0, "" (an empty object or array is truthy)."""
+    return (
+        value is None
+        or value is False
+        or value == ""
+        or (type(value) in (int, float) and not value)
+    )
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "null"
+    if type(value) is dict:
+        kind = value.get("kind") if value.get("kind") == "header" else value.get("type")
+        return f"a {kind!r} object" if isinstance(kind, str) else "an object without a type"
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string"}.get(
+        type(value), "an array"
+    )
+
+
+def _refusal_old(head: _Head | None) -> PiVerdict:
+    if head is not None and head.value is None:
+        return PiVerdict(
+            "0.73.1",
+            "crashes",
+            f"crashes opening it (TypeError): its first JSON value (line {head.line}) is null",
+        )
+    what = f"line {head.line} is {_describe(head.value)}" if head is not None else "no JSON"
+    return PiVerdict(
+        "0.73.1",
+        "overwrites",
+        f"overwrites it when it is opened: no session header ({what}), so it starts a new "
+        "session in this file (data loss); not listed",
+    )
+
+
+def _refusal_new(head: _Head | None) -> PiVerdict:
+    what = f"line {head.line} is {_describe(head.value)}" if head is not None else "no JSON"
+    return PiVerdict(
+        "1.x",
+        "refuses",
+        f"refuses it: no session header ({what}); not listed, the file is left alone",
+    )
+
+
+def _non_object_values(buf: Buffer, problems: Sequence[Problem]) -> list[tuple[int, Any]]:
+    """(line, value) of lines that parse as JSON but not as an object: pi keeps them as
+    entries (the reader skips them as malformed)."""
+    found: list[tuple[int, Any]] = []
+    for problem in problems:
+        if problem.kind is not ProblemKind.MALFORMED:
+            continue
+        end = buf.find(b"\n", problem.offset)
+        raw = bytes(buf[problem.offset : len(buf) if end < 0 else end])
+        if problem.offset == 0:
+            raw = raw.removeprefix(BOM)
+        value, kind, _ = parse_json_line(raw)
+        if kind is None and type(value) is not dict:
+            found.append((problem.line, value))
+    return found
+
+
+def _leaf_loop(session: Session) -> EntryMeta | None:
+    """The entry where pi's walk from the leaf to the root would start going round forever."""
+    node = session.leaf
+    seen: set[str] = set()
+    by_id = session.by_id
+    while node is not None:
+        if node.uid in seen:
+            return node
+        seen.add(node.uid)
+        pid = node.parent_id
+        node = by_id.get(pid) if type(pid) is str and pid else None
+    return None
+
+
+def _verdict_old(
+    session: Session, size: int, head: _Head | None, values: list[tuple[int, Any]]
+) -> PiVerdict:
+    if head is None or not head.is_header:
+        return _refusal_old(head)
+    nulls = [line for line, value in values if value is None]
+    if nulls:
+        return PiVerdict(
+            "0.73.1",
+            "crashes",
+            f"crashes opening it (TypeError): line {nulls[0]} is a JSON null",
+        )
+    loop = _leaf_hang(session, values, skip_falsy=False)
+    if loop is not None:
+        return PiVerdict("0.73.1", "hangs", loop)
+    notes = _common_notes(session) + _junk_leaf_note(session, values, skip_falsy=False)
+    if size > _PI_OLD_STRING_LIMIT:
+        notes.append(
+            "over 512 MiB: pi 0.73.1 reads the whole file into one string and may fail to open it"
+        )
+    return PiVerdict("0.73.1", "loads", "loads it", tuple(notes))
+
+
+def _verdict_new(
+    session: Session, buf: Buffer, head: _Head | None, values: list[tuple[int, Any]]
+) -> PiVerdict:
+    if head is None or not head.is_header:
+        reason = _refusal_new(head)
+        if buf[:3] == BOM:
+            return PiVerdict(
+                "1.x",
+                "refuses",
+                "refuses it: a UTF-8 byte order mark hides the header; not listed, the file is "
+                "left alone",
+            )
+        return reason
+    loop = _leaf_hang(session, values, skip_falsy=True)
+    if loop is not None:
+        return PiVerdict("1.x", "hangs", loop)
+    notes = _common_notes(session) + _junk_leaf_note(session, values, skip_falsy=True)
+    if head.end > _PI_NEW_HEADER_SCAN:
+        notes.append(
+            "the header ends after the first MiB: --continue and id lookups skip this file"
+        )
+    if session.pending or (len(buf) and buf[len(buf) - 1 :] != b"\n"):
+        notes.append("the last line has no newline: opening it appends one to the file")
+    return PiVerdict("1.x", "loads", "loads it", tuple(notes))
+
+
+def _junk_leaf(
+    session: Session, values: list[tuple[int, Any]], *, skip_falsy: bool
+) -> tuple[int, Any] | None:
+    """A JSON value that is not an object after the last entry: pi keeps such values as entries,
+    so it becomes pi's leaf (and the session opens with an empty context)."""
+    last = session.entries[-1].line if session.entries else 0
+    after = [(line, v) for line, v in values if line > last and not (skip_falsy and _js_falsy(v))]
+    return after[-1] if after else None
+
+
+def _leaf_hang(session: Session, values: list[tuple[int, Any]], *, skip_falsy: bool) -> str | None:
+    leaf = session.leaf
+    if leaf is None or _junk_leaf(session, values, skip_falsy=skip_falsy) is not None:
+        return None
+    loop = _leaf_loop(session)
+    if loop is None:
+        return None
+    return (
+        f"hangs opening it: the parent chain of the leaf (line {leaf.line}) loops at line "
+        f"{loop.line}, and pi walks it until it runs out of memory"
+    )
+
+
+def _junk_leaf_note(
+    session: Session, values: list[tuple[int, Any]], *, skip_falsy: bool
+) -> list[str]:
+    junk = _junk_leaf(session, values, skip_falsy=skip_falsy)
+    if junk is None:
+        return []
+    return [
+        f"line {junk[0]} is {_describe(junk[1])}, not an entry: pi takes it for the leaf and "
+        "opens the session with an empty context"
+    ]
+
+
+def _common_notes(session: Session) -> list[str]:
+    notes: list[str] = []
+    kinds = {p.kind for p in session.problems}
+    if ProblemKind.VERSION_TRAP in kinds:
+        notes.append(
+            "no format version but a tree: opening it rewrites the file as one chain "
+            "(the branches are lost)"
+        )
+    elif session.original_version < 3:
+        notes.append(f"format version {session.original_version}: opening it rewrites the file "
+                     "as version 3")  # fmt: skip
+    if ProblemKind.DUPLICATE_ID in kinds:
+        notes.append("duplicate ids: its tree shows the later entry twice, the earlier not at all")
+    if ProblemKind.CYCLE in kinds or ProblemKind.SELF_PARENT in kinds:
+        notes.append("entries on a parent loop are missing from its tree")
+    return notes
+
+
+def _is_blank(buf: Buffer) -> bool:
+    if len(buf) > _BLANK_SCAN_BYTES:
+        return False
+    return not js_trim(bytes(buf).decode("utf-8", "replace"))
+
+
+# --------------------------------------------------------------------------- structure checks
+
+
+def _parents_after_children(session: Session) -> list[Problem]:
+    """Entries whose parent comes later in the file. pi appends a parent before its children,
+    so this is an edited or damaged file. A duplicated parent id is already reported (its
+    children point at the later copy): only a parent with no occurrence before the child counts.
+    """
+    first_line: dict[str, int] = {}
+    for meta in session.entries:
+        if meta.id is not None and meta.id not in first_line:
+            first_line[meta.id] = meta.line
+    found: list[Problem] = []
+    for meta in session.entries:
+        parent = meta.parent
+        if parent is None or parent.line < meta.line or parent.id is None:
+            continue
+        if first_line.get(parent.id, parent.line) < meta.line:
+            continue
+        found.append(
+            Problem(
+                ProblemKind.PARENT_AFTER_CHILD,
+                meta.line,
+                meta.offset,
+                f"parent {parent.id!r} comes later in the file (line {parent.line}); pi always "
+                "writes a parent first",
+            )
+        )
+    return found
+
+
+# ------------------------------------------------------------------------------ what is big
+
+
+def _kind_key(meta: EntryMeta) -> str:
+    return (meta.role or "?") if meta.type == "message" else meta.type
+
+
+def _bytes_by_kind(session: Session) -> dict[str, int]:
+    totals: Counter[str] = Counter()
+    for meta in session.entries:
+        totals[_kind_key(meta)] += meta.length + 1
+    return dict(totals.most_common())
+
+
+def _json_len(value: Any) -> int:
+    """About the bytes ``value`` takes in the line (JSON escapes included)."""
+    if value is None:
+        return 0
+    try:
+        return len(orjson.dumps(value))
+    except (TypeError, orjson.JSONEncodeError):  # lone surrogates: orjson will not encode them
+        return len(json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+
+
+_TEXT_KIND = {
+    "toolResult": "tool output",
+    "bashExecution": "tool output",
+    "system": "system prompt",
+    "branchSummary": "summary",
+    "compactionSummary": "summary",
+}
+
+
+def _entry_parts(obj: dict[str, Any]) -> tuple[Counter[str], int]:
+    """Bytes of an entry by what they are, and its number of images."""
+    parts: Counter[str] = Counter()
+    images = 0
+
+    def content(value: Any, text_kind: str) -> None:
+        nonlocal images
+        if isinstance(value, str):
+            parts[text_kind] += _json_len(value)
+            return
+        if type(value) is not list:
+            parts["other"] += _json_len(value)
+            return
+        for block in value:
+            kind = block.get("type") if type(block) is dict else None
+            if kind == "image":
+                images += 1
+                parts["image"] += _json_len(block.get("data"))
+            elif kind == "text":
+                parts[text_kind] += _json_len(block.get("text"))
+            elif kind == "thinking":
+                parts["thinking"] += _json_len(block.get("thinking")) + _json_len(
+                    block.get("thinkingSignature")
+                )
+            elif kind == "toolCall":
+                parts["tool call"] += _json_len(block.get("arguments"))
+            else:
+                parts["other"] += _json_len(block)
+
+    etype = obj.get("type")
+    if etype == "message" and type(obj.get("message")) is dict:
+        message = obj["message"]
+        role = message.get("role")
+        text_kind = _TEXT_KIND.get(role, "text") if isinstance(role, str) else "text"
+        content(message.get("content"), text_kind)
+        if role == "bashExecution":
+            parts["tool output"] += _json_len(message.get("output"))
+        if role == "system":
+            parts["system prompt"] += _json_len(message.get("sections"))
+            parts["tool definitions"] += _json_len(message.get("toolsAdded"))
+        parts["tool details"] += _json_len(message.get("details"))
+    elif etype == "custom_message":
+        content(obj.get("content"), "text")
+        parts["details"] += _json_len(obj.get("details"))
+    elif etype in ("compaction", "branch_summary"):
+        parts["summary"] += _json_len(obj.get("summary"))
+        parts["system prompt"] += _json_len(obj.get("systemMessage"))
+        parts["details"] += _json_len(obj.get("details"))
+    elif etype == "custom":
+        parts["custom data"] += _json_len(obj.get("data"))
+    elif etype == "context_edit":
+        content(obj.get("replacement"), "text")
+    return Counter({k: v for k, v in parts.items() if v > 0}), images
+
+
+def _largest(session: Session, count: int) -> list[BigEntry]:
+    if count <= 0 or not session.entries:
+        return []
+    top = sorted(session.entries, key=lambda m: (-m.length, m.line))[:count]
+    out: list[BigEntry] = []
+    for meta in top:
+        parts, images = _entry_parts(session.raw(meta))
+        rest = meta.length - sum(parts.values())
+        if rest > 0:
+            parts["metadata"] += rest  # ids, times, usage, model, keys and quotes
+        kind = parts.most_common(1)[0][0] if parts else "metadata"
+        out.append(
+            BigEntry(
+                meta.uid,
+                meta.line,
+                meta.offset,
+                meta.length,
+                meta.type,
+                meta.role,
+                kind,
+                dict(parts.most_common()),
+                images,
+            )
+        )
+    return out
+
+
+def _age_text(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 172800:
+        return f"{seconds / 3600:.0f} h"
+    return f"{seconds / 86400:.0f} days"
