@@ -268,7 +268,13 @@ def test_broken_plugins_become_warnings(plugin_root: Path) -> None:
         },
     )
     importlib.invalidate_caches()
-    reg = RendererRegistry()
+    # only this test's distribution: an installed pitui lists its own built-ins too
+    eps = [
+        ep
+        for ep in importlib.metadata.entry_points(group="pitui.renderers")
+        if ep.dist is not None and ep.dist.name == "pitui_test_broken"
+    ]
+    reg = RendererRegistry(entry_points=eps)
     assert "fine plug-in" in drawn(reg, USER)  # loading never raised
     warnings = {w.plugin: w.message for w in reg.warnings}
     assert warnings["raises-on-import"] == "import failed: RuntimeError: no ␛[31m way"
