@@ -12,7 +12,18 @@ import sys
 from collections.abc import Sequence
 
 from pitui import __version__
+from pitui.commands import app as app_command
+from pitui.commands import doctor as doctor_command
+from pitui.commands import export as export_command
+from pitui.commands import extract as extract_command
 from pitui.commands import inspect as inspect_command
+from pitui.commands import label as label_command
+from pitui.commands import list as list_command
+from pitui.commands import rename as rename_command
+from pitui.commands import restore as restore_command
+from pitui.commands import rm as rm_command
+from pitui.commands import stats as stats_command
+from pitui.commands import switch as switch_command
 from pitui.commands.common import CommandError
 from pitui.core.session import SessionError
 
@@ -23,18 +34,27 @@ def build_parser() -> argparse.ArgumentParser:
         description="A full-screen terminal browser for the session files of the pi coding agent.",
     )
     parser.add_argument("--version", action="version", version=f"pitui {__version__}")
+    app_command.add_app_options(parser)
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
+    app_command.add_parser(subparsers)
     inspect_command.add_parser(subparsers)
+    doctor_command.add_parser(subparsers)
+    list_command.add_parser(subparsers)
+    rename_command.add_parser(subparsers)
+    label_command.add_parser(subparsers)
+    switch_command.add_parser(subparsers)
+    extract_command.add_parser(subparsers)
+    rm_command.add_parser(subparsers)
+    restore_command.add_parser(subparsers)
+    stats_command.add_parser(subparsers)
+    export_command.add_parser(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    run = getattr(args, "run", None)
-    if run is None:
-        parser.print_help()
-        return 0
+    run = args.run
     try:
         code: int = run(args)
     except (CommandError, SessionError) as exc:

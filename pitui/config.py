@@ -2,12 +2,17 @@
 
 The file is ``$XDG_CONFIG_HOME/pitui/config.toml`` (or the path in ``PITUI_CONFIG``).
 Every field has a default, so a missing file means "all defaults".
+
+pi's own ``<agentDir>/keybindings.json`` is read too (:func:`load_pi_keybindings`): its picker
+and tree actions become keymap overrides, under the ``[keymap]`` of pitui's config.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -92,3 +97,210 @@ def load_settings(path: Path | None = None) -> Settings:
         key = ".".join(str(part) for part in first["loc"]) or "(top level)"
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
         raise ConfigError(f"{path}: {key}: {first['msg']}{more}") from exc
+
+
+# ------------------------------------------------------------------ pi's keybindings.json
+
+#: pi's old flat action names and the namespaced names pi migrates them to (ui-behaviour §4; pi
+#: 0.73.1 ``KEYBINDING_NAME_MIGRATIONS``), for the actions the picker and the tree use.
+PI_LEGACY_ACTIONS: dict[str, str] = {
+    "selectUp": "tui.select.up",
+    "selectDown": "tui.select.down",
+    "selectPageUp": "tui.select.pageUp",
+    "selectPageDown": "tui.select.pageDown",
+    "selectConfirm": "tui.select.confirm",
+    "selectCancel": "tui.select.cancel",
+    "tab": "tui.input.tab",
+    "cursorLeft": "tui.editor.cursorLeft",
+    "cursorRight": "tui.editor.cursorRight",
+    "deleteCharBackward": "tui.editor.deleteCharBackward",
+    "toggleSessionNamedFilter": "app.session.toggleNamedFilter",
+    "toggleSessionPath": "app.session.togglePath",
+    "toggleSessionSort": "app.session.toggleSort",
+    "renameSession": "app.session.rename",
+    "deleteSession": "app.session.delete",
+    "deleteSessionNoninvasive": "app.session.deleteNoninvasive",
+    "treeFoldOrUp": "app.tree.foldOrUp",
+    "treeUnfoldOrDown": "app.tree.unfoldOrDown",
+    "treeEditLabel": "app.tree.editLabel",
+    "treeToggleLabelTimestamp": "app.tree.toggleLabelTimestamp",
+}
+
+#: pi's default keys of those actions (pi 0.73.1, in pi's key syntax). A command whose keys come
+#: from several actions keeps the defaults of the actions the file does not set.
+PI_DEFAULT_KEYS: dict[str, tuple[str, ...]] = {
+    "tui.select.up": ("up",),
+    "tui.select.down": ("down",),
+    "tui.select.pageUp": ("pageUp",),
+    "tui.select.pageDown": ("pageDown",),
+    "tui.select.confirm": ("enter",),
+    "tui.select.cancel": ("escape", "ctrl+c"),
+    "tui.input.tab": ("tab",),
+    "tui.editor.cursorLeft": ("left", "ctrl+b"),
+    "tui.editor.cursorRight": ("right", "ctrl+f"),
+    "tui.editor.deleteCharBackward": ("backspace",),
+    "app.session.toggleNamedFilter": ("ctrl+n",),
+    "app.session.togglePath": ("ctrl+p",),
+    "app.session.toggleSort": ("ctrl+s",),
+    "app.session.rename": ("ctrl+r",),
+    "app.session.delete": ("ctrl+d",),
+    "app.session.deleteNoninvasive": ("ctrl+backspace",),
+    "app.tree.foldOrUp": ("ctrl+left", "alt+left"),
+    "app.tree.unfoldOrDown": ("ctrl+right", "alt+right"),
+    "app.tree.editLabel": ("shift+l",),
+    "app.tree.toggleLabelTimestamp": ("shift+t",),
+    "app.tree.filter.default": ("ctrl+d",),
+    "app.tree.filter.noTools": ("ctrl+t",),
+    "app.tree.filter.userOnly": ("ctrl+u",),
+    "app.tree.filter.labeledOnly": ("ctrl+l",),
+    "app.tree.filter.all": ("ctrl+a",),
+    "app.tree.filter.cycleForward": ("ctrl+o",),
+    "app.tree.filter.cycleBackward": ("shift+ctrl+o",),
+}
+
+#: pitui command id (``pitui/ui/commands.py``) → the pi actions it answers to, as pi's session
+#: selector and tree selector check them (the tree pages with cursorLeft/Right and pageUp/Down).
+PI_ACTIONS_FOR_COMMAND: dict[str, tuple[str, ...]] = {
+    "picker.resume": ("tui.select.confirm",),
+    "picker.quit": ("tui.select.cancel",),
+    "picker.scope": ("tui.input.tab",),
+    "picker.sort": ("app.session.toggleSort",),
+    "picker.named": ("app.session.toggleNamedFilter",),
+    "picker.path": ("app.session.togglePath",),
+    "picker.delete": ("app.session.delete",),
+    "picker.delete_empty_query": ("app.session.deleteNoninvasive",),
+    "picker.rename": ("app.session.rename",),
+    "picker.up": ("tui.select.up",),
+    "picker.down": ("tui.select.down",),
+    "picker.page_up": ("tui.select.pageUp",),
+    "picker.page_down": ("tui.select.pageDown",),
+    "tree.up": ("tui.select.up",),
+    "tree.down": ("tui.select.down",),
+    "tree.page_up": ("tui.editor.cursorLeft", "tui.select.pageUp"),
+    "tree.page_down": ("tui.editor.cursorRight", "tui.select.pageDown"),
+    "tree.fold_or_up": ("app.tree.foldOrUp",),
+    "tree.unfold_or_down": ("app.tree.unfoldOrDown",),
+    "tree.select": ("tui.select.confirm",),
+    "tree.escape": ("tui.select.cancel",),
+    "tree.filter.default": ("app.tree.filter.default",),
+    "tree.filter.no_tools": ("app.tree.filter.noTools",),
+    "tree.filter.user_only": ("app.tree.filter.userOnly",),
+    "tree.filter.labeled_only": ("app.tree.filter.labeledOnly",),
+    "tree.filter.all": ("app.tree.filter.all",),
+    "tree.filter.cycle": ("app.tree.filter.cycleForward",),
+    "tree.filter.cycle_back": ("app.tree.filter.cycleBackward",),
+    "tree.label": ("app.tree.editLabel",),
+    "tree.label_time": ("app.tree.toggleLabelTimestamp",),
+    "tree.backspace": ("tui.editor.deleteCharBackward",),
+}
+
+PI_KEYBINDINGS_FILE = "keybindings.json"
+
+_PI_MODIFIERS = ("alt", "ctrl", "shift", "super")  # Textual writes modifiers sorted like this
+_PI_KEY_NAMES = {"esc": "escape", "return": "enter", "pageup": "pageup", "pagedown": "pagedown"}
+# Textual names a symbol key by its Unicode name, with a few shortened (textual.keys).
+_SYMBOL_NAME_REPLACEMENTS = {
+    "solidus": "slash",
+    "reverse_solidus": "backslash",
+    "commercial_at": "at",
+    "hyphen_minus": "minus",
+    "plus_sign": "plus",
+    "low_line": "underscore",
+}
+
+
+def _symbol_key(char: str) -> str:
+    import unicodedata
+
+    name = unicodedata.name(char, char).lower().replace("-", "_").replace(" ", "_")
+    return _SYMBOL_NAME_REPLACEMENTS.get(name, name)
+
+
+def pi_key_to_textual(key: str) -> list[str] | None:
+    """A key in pi's syntax (``shift+ctrl+o``, ``pageUp``, ``ctrl+]``) as Textual key names, or
+    None when pi would not understand it either. A shifted letter is also its capital letter,
+    which is what terminals without the kitty protocol send."""
+    parts = key.strip().lower().split("+")
+    base = parts[-1]
+    modifiers = set(parts[:-1])
+    if not base or not modifiers <= set(_PI_MODIFIERS) or len(modifiers) != len(parts) - 1:
+        return None
+    base = _PI_KEY_NAMES.get(base, base)
+    if len(base) == 1 and not base.isalnum():
+        base = _symbol_key(base)
+    name = "+".join([*sorted(modifiers), base])
+    if modifiers == {"shift"} and len(base) == 1 and base.isalpha():
+        return [base.upper(), name]
+    return [name]
+
+
+def _warn_stderr(message: str) -> None:
+    import sys
+
+    sys.stderr.write(f"pitui: warning: {message}\n")
+
+
+def load_pi_keybindings(
+    agent_dir: Path, warn: Callable[[str], None] | None = None
+) -> dict[str, str]:
+    """pi's ``<agentDir>/keybindings.json`` as pitui keymap overrides (command id → keys).
+
+    Old flat action names are read as pi migrates them (a new name set too wins over the old
+    one). Only commands whose pi actions the file sets are returned; where a command follows
+    several actions, the ones not set keep pi's defaults. A missing file is no override; a
+    malformed file, value or key is skipped with a warning (``warn``, default: stderr), never an
+    error: pitui must start whatever pi's file holds.
+    """
+    report = warn if warn is not None else _warn_stderr
+    path = agent_dir / PI_KEYBINDINGS_FILE
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        report(f"{path}: cannot read ({exc.strerror or exc}); pi's key bindings are ignored")
+        return {}
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        report(f"{path}: not valid JSON ({exc}); pi's key bindings are ignored")
+        return {}
+    if not isinstance(data, dict):
+        report(f"{path}: not a JSON object; pi's key bindings are ignored")
+        return {}
+    actions: dict[str, list[str]] = {}
+    for name, value in data.items():
+        action = PI_LEGACY_ACTIONS.get(name, name)
+        if action != name and action in data:
+            continue  # pi keeps the new name when both are present
+        if action not in PI_DEFAULT_KEYS:
+            continue  # an action of pi's editor or main view: nothing of pitui's
+        if isinstance(value, str):
+            actions[action] = [value]
+        elif isinstance(value, list) and all(isinstance(item, str) for item in value):
+            actions[action] = list(value)
+        else:
+            # names and keys come from the file: ascii() so no control character reaches stderr
+            report(f"{path}: {name!a}: expected a key or a list of keys; ignored")
+    keymap: dict[str, str] = {}
+    for command, wanted in PI_ACTIONS_FOR_COMMAND.items():
+        if not any(action in actions for action in wanted):
+            continue
+        keys: list[str] = []
+        for action in wanted:
+            for key in actions.get(action, PI_DEFAULT_KEYS[action]):
+                names = pi_key_to_textual(key)
+                if names is None:
+                    report(f"{path}: {action}: {key!a} is not a key pitui knows; ignored")
+                    continue
+                keys.extend(name for name in names if name not in keys)
+        if keys:
+            keymap[command] = ",".join(keys)
+        else:
+            report(f"{path}: no keys left for {command}; pitui keeps its default keys")
+    return keymap
+
+
+def merge_keymaps(pi_keymap: dict[str, str], user_keymap: dict[str, str]) -> dict[str, str]:
+    """pi's bindings under the user's own ``[keymap]``: the pitui config wins."""
+    return {**pi_keymap, **user_keymap}

@@ -1,0 +1,86 @@
+"""``pitui export PATH|ID [--leaf ID] --format md|html|jsonl [-o FILE]``: one branch, exported.
+
+Markdown and HTML show the context the model sees at the leaf (default: the file's leaf); JSONL
+is a pi session holding just the branch. Without ``-o`` the export goes to stdout. Markdown and
+HTML hold no control character by construction; JSONL written to a terminal has the characters
+terminals act on written as ``\\u`` escapes (the same JSON). An existing file is replaced
+atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from typing import Any
+
+from pitui.commands.common import CommandError, out
+
+
+def add_parser(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "export",
+        help="export one branch as Markdown, an HTML page, or a pi session (JSONL)",
+        description="Export the branch ending at an entry (default: the session's leaf). md and "
+        "html show the context the model sees there, drawn like the session view (renderer "
+        "plug-ins apply); jsonl writes a valid pi session holding just that branch.",
+    )
+    parser.add_argument("session", metavar="PATH|ID-PREFIX", help="session file or id prefix")
+    parser.add_argument("--leaf", metavar="ID", help="last entry of the branch (id or prefix)")
+    parser.add_argument(
+        "--format", "-f", choices=("md", "html", "jsonl"), required=True, help="what to write"
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write here instead of stdout (a folder: <session id>[-<leaf>].<format> in it)",
+    )
+    parser.add_argument(
+        "--width", type=int, default=100, metavar="N", help="columns messages are drawn at"
+    )
+    parser.add_argument(
+        "--light", action="store_true", help="html: light colours instead of pi's dark ones"
+    )
+    parser.set_defaults(run=run)
+
+
+# Valid raw in JSON, but some terminals act on them: written as \\u escapes on a terminal.
+_UNSAFE_IN_JSON = re.compile("[\u0080-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+
+
+def run(args: argparse.Namespace) -> int:
+    from pitui.core.edit import WriteError
+    from pitui.core.manager import find_entry, find_session
+    from pitui.core.session import Session
+    from pitui.export import export_session, write_export
+
+    if args.width < 20:
+        raise CommandError("--width must be at least 20")
+    try:
+        path = find_session(args.session)
+        with Session.open(path) as session:
+            leaf = find_entry(session, args.leaf).uid if args.leaf else "default"
+            if args.output is None:
+                data = export_session(
+                    session, args.format, leaf, width=args.width, dark=not args.light
+                )
+                _to_stdout(data, args.format)
+                return 0
+            target = write_export(
+                session, args.format, args.output, leaf, width=args.width, dark=not args.light
+            )
+    except (LookupError, WriteError) as exc:
+        raise CommandError(str(exc)) from exc
+    out(f"wrote {target} ({os.path.getsize(target):,} bytes)")
+    return 0
+
+
+def _to_stdout(data: bytes, fmt: str) -> None:
+    if fmt == "jsonl" and sys.stdout.isatty():
+        text = _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", data.decode("utf-8"))
+        data = text.encode("utf-8")
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()

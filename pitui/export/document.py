@@ -1,0 +1,72 @@
+"""What an export shows, whatever the format: the context at a leaf and facts about the session.
+
+Everything here is still untrusted text (names, folders, message bodies); each format escapes it
+for its own syntax.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pitui import __version__
+from pitui.core.context import Leaf, build_session_context
+from pitui.core.session import EntryMeta, Session
+
+
+@dataclass(frozen=True, slots=True)
+class ExportDocument:
+    title: str
+    facts: list[tuple[str, str]]  # (label, value) pairs shown at the top, in order
+    messages: list[dict[str, Any]]  # build_session_context(...).messages
+    sources: list[str]  # the entry uid each message came from
+    leaf: EntryMeta | None
+    session: Session = field(repr=False)
+    generator: str = f"pitui {__version__}"
+
+
+def _cost(value: float) -> str:
+    return f"${value:.4f}" if value < 1 else f"${value:.2f}"
+
+
+def build_document(session: Session, leaf: Leaf = "default") -> ExportDocument:
+    """The context the model sees at ``leaf`` (a uid, ``"default"`` = the file's leaf)."""
+    leaf_meta = session.leaf if leaf == "default" else (session.get(leaf) if leaf else None)
+    if leaf not in ("default", None) and leaf_meta is None:
+        raise KeyError(f"entry {leaf!r} is not in {session.path}")
+    context = build_session_context(session, leaf_meta.uid if leaf_meta is not None else None)
+    branch = session.path_to(leaf_meta) if leaf_meta is not None else []
+    spend = session.stats(branch)
+    name = session.name
+    title = name if name else f"pi session {session.id or '(no id)'}"
+    facts: list[tuple[str, str]] = []
+    if name:
+        facts.append(("Name", name))
+    facts.append(("Session", session.id or "(no id)"))
+    facts.append(("Folder", session.cwd or "(none)"))
+    facts.append(("File", session.path))
+    if session.created:
+        facts.append(("Created", session.created))
+    if session.parent_session:
+        facts.append(("Forked from", session.parent_session))
+    if leaf_meta is not None:
+        facts.append(("Branch", f"{len(branch)} entries, ending at {leaf_meta.uid}"))
+    else:
+        facts.append(("Branch", "empty"))
+    model = context.model
+    if model is not None:
+        model_name = "/".join(part for part in (model.provider, model.model_id) if part)
+        facts.append(("Model", model_name or "(unknown)"))
+    facts.append(("Thinking", context.thinking_level))
+    facts.append(("Messages", str(len(context.messages))))
+    facts.append(
+        ("Spend on this branch", f"{int(spend.total_tokens):,} tokens, {_cost(spend.cost)}")
+    )
+    return ExportDocument(
+        title=title,
+        facts=facts,
+        messages=context.messages,
+        sources=list(context.sources),
+        leaf=leaf_meta,
+        session=session,
+    )

@@ -1,0 +1,111 @@
+"""Context messages drawn by the renderer registry, as lines of segments (for HTML and text).
+
+The registry is the app's: the built-ins plus installed plug-ins, so an export looks like the
+session view. Its output is already sanitized (no control segment, no unsafe character); the
+lines are sanitized once more here because exports are written to files and pipes that other
+programs read.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.segment import Segment
+from rich.terminal_theme import DEFAULT_TERMINAL_THEME, SVG_EXPORT_THEME, TerminalTheme
+
+from pitui.render import default_registry, render_messages
+from pitui.render.registry import RenderContext, RendererRegistry
+from pitui.render.safe_text import sanitize_segments
+
+Line = list[Segment]
+
+#: Link targets kept in HTML; anything else (javascript:, data:, file:, relative) loses its link.
+SAFE_LINK_SCHEMES = ("http://", "https://", "mailto:")
+
+
+def terminal_theme(dark: bool) -> TerminalTheme:
+    return SVG_EXPORT_THEME if dark else DEFAULT_TERMINAL_THEME
+
+
+def draw_messages(
+    messages: Sequence[dict[str, Any]],
+    ids: Sequence[str] | None,
+    *,
+    width: int,
+    dark: bool = True,
+    registry: RendererRegistry | None = None,
+) -> list[list[Line]]:
+    """Each message drawn at ``width`` cells, unfolded (``expanded``: an export shows it all)."""
+    registry = registry if registry is not None else default_registry()
+    ctx = RenderContext(width=width, dark=dark, theme="pi-dark" if dark else "pi-light",
+                        expanded=True)  # fmt: skip
+    renderables = render_messages(registry, messages, ctx, ids=ids)
+    console = Console(
+        width=width,
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system="truecolor",
+        legacy_windows=False,
+        emoji=False,
+        markup=False,
+        highlight=False,
+    )
+    options = console.options.update(width=width)
+    out: list[list[Line]] = []
+    for renderable in renderables:
+        lines = console.render_lines(renderable, options, pad=False, new_lines=False)
+        out.append([_trim(list(sanitize_segments(line))) for line in lines])
+    return out
+
+
+def _trim(line: Line) -> Line:
+    """Drop the padding Rich adds at the end of a line (spaces without a background)."""
+    while line:
+        last = line[-1]
+        if last.style is not None and last.style.bgcolor is not None:
+            break
+        stripped = last.text.rstrip(" ")
+        if stripped:
+            line[-1] = Segment(stripped, last.style)
+            break
+        line.pop()
+    return line
+
+
+def lines_text(lines: Sequence[Line]) -> str:
+    return "\n".join("".join(segment.text for segment in line) for line in lines)
+
+
+def safe_href(link: str) -> str | None:
+    """A link target fit for an ``href``, or None (unsafe scheme or characters)."""
+    lowered = link.strip().lower()
+    if not lowered.startswith(SAFE_LINK_SCHEMES):
+        return None
+    if any(ord(ch) < 0x21 or ch in "\"'<>\\`" or 0x7F <= ord(ch) <= 0x9F for ch in link):
+        return None
+    return html.escape(link, quote=True)
+
+
+def lines_html(lines: Sequence[Line], theme: TerminalTheme) -> str:
+    """The lines as HTML for a ``<pre>``: text escaped, styles inline, only safe links."""
+    parts: list[str] = []
+    for number, line in enumerate(lines):
+        if number:
+            parts.append("\n")
+        for segment in line:
+            text = html.escape(segment.text, quote=False)
+            style = segment.style
+            if style is None:
+                parts.append(text)
+                continue
+            rule = style.get_html_style(theme)  # built from typed colours and flags only
+            if style.link:
+                href = safe_href(style.link)
+                if href is not None:
+                    text = f'<a href="{href}" rel="nofollow noopener noreferrer">{text}</a>'
+            parts.append(f'<span style="{rule}">{text}</span>' if rule else text)
+    return "".join(parts)

@@ -1,0 +1,319 @@
+"""The config file (validation, defaults, PITUI_CONFIG), keymap overrides in the running app, and
+pi's own keybindings.json."""
+
+from __future__ import annotations
+
+import json
+import string
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+from textual.keys import _character_to_key
+
+from pitui.config import (
+    CONFIG_ENV,
+    PI_ACTIONS_FOR_COMMAND,
+    PI_DEFAULT_KEYS,
+    ConfigError,
+    Settings,
+    config_path,
+    load_pi_keybindings,
+    load_settings,
+    merge_keymaps,
+    pi_key_to_textual,
+)
+from pitui.ui.app import PituiApp
+from pitui.ui.commands import COMMANDS, command_ids
+from tests.ui.picker_kit import MINUTE, FakeCatalog, FakeItem, aged, fake_app, picker, settle
+
+SIZE = (100, 30)
+
+
+def write(path: Path, text: str | bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def config_error(path: Path) -> str:
+    with pytest.raises(ConfigError) as caught:
+        load_settings(path)
+    return str(caught.value)
+
+
+# ------------------------------------------------------------------------------- the file
+
+
+def test_no_file_means_defaults(tmp_path: Path) -> None:
+    settings = load_settings(tmp_path / "missing.toml")
+    assert settings == Settings()
+    assert settings.theme == "pi-dark"
+    assert settings.resume_command == ["pi", "--session", "{path}"]
+    assert (settings.default_scope, settings.default_sort) == ("current", "threaded")
+    assert settings.named_only is False and settings.show_path is False
+    assert settings.tree_filter == "default"
+    assert settings.watch is True and settings.watch_debounce_ms == 150
+    assert settings.keymap == {}
+
+
+def test_default_path_is_under_xdg_config_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv(CONFIG_ENV, raising=False)
+    assert config_path() == tmp_path / "xdg" / "pitui" / "config.toml"
+    write(config_path(), 'theme = "nord"\n')
+    assert load_settings().theme == "nord"
+
+
+def test_pitui_config_env_names_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    elsewhere = write(
+        tmp_path / "somewhere" / "my.toml",
+        'default_scope = "all"\nwatch_debounce_ms = 400\n[keymap]\n"picker.sort" = "ctrl+y"\n',
+    )
+    monkeypatch.setenv(CONFIG_ENV, str(elsewhere))
+    assert config_path() == elsewhere
+    settings = load_settings()
+    assert settings.default_scope == "all"
+    assert settings.watch_debounce_ms == 400
+    assert settings.keymap == {"picker.sort": "ctrl+y"}
+    # an empty PITUI_CONFIG is "not set"
+    monkeypatch.setenv(CONFIG_ENV, "")
+    assert config_path().name == "config.toml"
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ('default_sort = "sideways"\n', "default_sort"),
+        ("watch_debounce_ms = 1\n", "watch_debounce_ms"),
+        ('watch = "sometimes"\n', "watch"),
+        ("resume_command = []\n", "resume_command"),
+        ('resume_command = ["  "]\n', "resume_command"),
+        ('[keymap]\n"picker.sort" = 3\n', "keymap.picker.sort"),
+        ('tree_filter = "everything"\n', "tree_filter"),
+    ],
+)
+def test_validation_errors_name_the_file_and_the_key(tmp_path: Path, text: str, key: str) -> None:
+    path = write(tmp_path / "config.toml", text)
+    message = config_error(path)
+    assert message.startswith(f"{path}: {key}: "), message
+    assert "\n" not in message
+
+
+def test_unknown_keys_are_rejected(tmp_path: Path) -> None:
+    path = write(tmp_path / "config.toml", 'theme = "nord"\ncolour = "red"\n')
+    message = config_error(path)
+    assert message.startswith(f"{path}: colour: ")
+    assert "xtra" in message or "not permitted" in message  # pydantic's "Extra inputs…"
+    with pytest.raises(ValidationError):
+        Settings.model_validate({"sort": "recent"})
+
+
+def test_several_errors_are_counted(tmp_path: Path) -> None:
+    path = write(tmp_path / "config.toml", 'default_sort = "x"\nnamed_only = "maybe"\ncolour = 1\n')
+    assert "(and 2 more)" in config_error(path)
+
+
+def test_bad_toml_and_unreadable_files(tmp_path: Path) -> None:
+    bad = write(tmp_path / "bad.toml", 'theme = "unterminated\n')
+    assert config_error(bad).startswith(f"{bad}: not valid TOML")
+    binary = write(tmp_path / "binary.toml", b"theme = '\xff'\n")
+    assert config_error(binary).startswith(f"{binary}: not valid TOML")
+    folder = tmp_path / "a-folder.toml"
+    folder.mkdir()
+    assert config_error(folder).startswith(f"{folder}: cannot read")
+
+
+def test_settings_are_frozen() -> None:
+    settings = Settings()
+    with pytest.raises(ValidationError):
+        settings.theme = "nord"  # type: ignore[misc]
+
+
+# ---------------------------------------------------------------- keymap in the running app
+
+
+def catalog() -> FakeCatalog:
+    items = [
+        FakeItem(f"/s/{n}.jsonl", f"id-{n}", f"message {n}", aged((i + 1) * MINUTE))
+        for i, n in enumerate("abc")
+    ]
+    return FakeCatalog(scopes={"current": items, "all": items})
+
+
+def sort_mode(app: PituiApp) -> str:
+    return picker(app).state.sort
+
+
+async def test_keymap_override_changes_the_binding() -> None:
+    app = fake_app(catalog(), settings=Settings(keymap={"picker.sort": "ctrl+y"}))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert sort_mode(app) == "threaded"
+        await pilot.press("ctrl+s")  # the default key no longer sorts
+        await settle(pilot)
+        assert sort_mode(app) == "threaded"
+        await pilot.press("ctrl+y")
+        await settle(pilot)
+        assert sort_mode(app) == "recent"
+        await pilot.press("ctrl+y")
+        await settle(pilot)
+        assert sort_mode(app) == "relevance"
+
+
+async def test_pi_keybindings_apply_under_the_users_keymap(tmp_path: Path) -> None:
+    write(
+        tmp_path / "keybindings.json",
+        json.dumps({"toggleSessionSort": "ctrl+y", "app.session.toggleNamedFilter": "ctrl+k"}),
+    )
+    pi = load_pi_keybindings(tmp_path)
+    keymap = merge_keymaps(pi, {"picker.named": "ctrl+g"})
+    assert keymap == {"picker.sort": "ctrl+y", "picker.named": "ctrl+g"}
+    app = fake_app(catalog(), settings=Settings(keymap=keymap))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = picker(app)
+        await pilot.press("ctrl+y")  # pi's binding
+        await settle(pilot)
+        assert screen.state.sort == "recent"
+        await pilot.press("ctrl+k")  # pi's, but pitui's own config set another key
+        await settle(pilot)
+        assert screen.state.named_only is False
+        await pilot.press("ctrl+g")
+        await settle(pilot)
+        assert screen.state.named_only is True
+
+
+# ------------------------------------------------------------------------ keybindings.json
+
+
+def load(tmp_path: Path, data: object) -> tuple[dict[str, str], list[str]]:
+    raw = data if isinstance(data, bytes) else json.dumps(data).encode()
+    write(tmp_path / "keybindings.json", raw)
+    warnings: list[str] = []
+    return load_pi_keybindings(tmp_path, warnings.append), warnings
+
+
+def test_no_keybindings_file(tmp_path: Path) -> None:
+    warnings: list[str] = []
+    assert load_pi_keybindings(tmp_path, warnings.append) == {}
+    assert warnings == []
+
+
+def test_new_names(tmp_path: Path) -> None:
+    keymap, warnings = load(
+        tmp_path,
+        {
+            "app.session.toggleSort": "ctrl+y",
+            "app.tree.editLabel": ["shift+e"],
+            "tui.select.up": ["up", "ctrl+k"],
+            "app.tree.filter.cycleBackward": "shift+ctrl+p",
+            "app.session.delete": "ctrl+]",
+            "tui.select.cancel": ["esc"],
+            "app.model.select": "ctrl+m",  # pi's main view: nothing of pitui's
+        },
+    )
+    assert warnings == []
+    assert keymap == {
+        "picker.sort": "ctrl+y",
+        "tree.label": "E,shift+e",
+        "picker.up": "up,ctrl+k",
+        "tree.up": "up,ctrl+k",
+        "tree.filter.cycle_back": "ctrl+shift+p",
+        "picker.delete": "ctrl+right_square_bracket",
+        "picker.quit": "escape",
+        "tree.escape": "escape",
+    }
+
+
+def test_old_names_and_which_wins(tmp_path: Path) -> None:
+    keymap, _ = load(
+        tmp_path,
+        {
+            "toggleSessionSort": "alt+s",
+            "treeFoldOrUp": ["ctrl+h"],
+            "deleteSession": "ctrl+x",
+            "app.session.delete": "ctrl+q",  # both names: pi keeps the new one
+        },
+    )
+    assert keymap == {
+        "picker.sort": "alt+s",
+        "tree.fold_or_up": "ctrl+h",
+        "picker.delete": "ctrl+q",
+    }
+
+
+def test_a_command_of_several_actions_keeps_the_other_defaults(tmp_path: Path) -> None:
+    keymap, _ = load(tmp_path, {"tui.select.pageUp": "ctrl+u"})
+    assert keymap == {"picker.page_up": "ctrl+u", "tree.page_up": "left,ctrl+b,ctrl+u"}
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [b"{not json", b"\xff\xfe", b"[1, 2]", b'"ctrl+y"', b"null"],
+    ids=["syntax", "encoding", "array", "string", "null"],
+)
+def test_malformed_files_warn_and_change_nothing(tmp_path: Path, raw: bytes) -> None:
+    keymap, warnings = load(tmp_path, raw)
+    assert keymap == {}
+    assert len(warnings) == 1 and str(tmp_path / "keybindings.json") in warnings[0]
+
+
+def test_malformed_values_are_skipped(tmp_path: Path) -> None:
+    keymap, warnings = load(
+        tmp_path,
+        {
+            "app.session.toggleSort": 3,
+            "app.session.rename": ["ctrl+r", 4],
+            "app.session.togglePath": "hyper+p",
+            "app.session.toggleNamedFilter": ["ctrl+", "ctrl+n"],
+            "treeEditLabel\x1b[2J": "x",  # not an action (and never printed raw)
+        },
+    )
+    assert keymap == {"picker.named": "ctrl+n"}
+    # two bad values, two unknown keys, and a command left without keys
+    assert len(warnings) == 5, warnings
+    assert all("\x1b" not in warning for warning in warnings)
+    assert any("no keys left for picker.path" in warning for warning in warnings)
+
+
+def test_default_warning_goes_to_stderr(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tmp_path / "keybindings.json", "{oops")
+    assert load_pi_keybindings(tmp_path) == {}
+    assert capsys.readouterr().err.startswith("pitui: warning: ")
+
+
+def test_the_mapping_matches_pitui_commands_and_pi_defaults() -> None:
+    ids = command_ids()
+    assert set(PI_ACTIONS_FOR_COMMAND) <= ids
+    by_id = {command.id: command for command in COMMANDS}
+    for command_id, actions in PI_ACTIONS_FOR_COMMAND.items():
+        pi_keys: set[str] = set()
+        for action in actions:
+            for key in PI_DEFAULT_KEYS[action]:
+                converted = pi_key_to_textual(key)
+                assert converted is not None, key
+                pi_keys.update(converted)
+        # pitui's default keys are pi's: honouring keybindings.json changes only what it sets
+        assert pi_keys == set(by_id[command_id].keys.split(",")), command_id
+
+
+def test_key_names_are_textuals() -> None:
+    for char in string.punctuation:
+        if char == "+":
+            continue  # pi splits on "+": the key is written "plus"
+        assert pi_key_to_textual(char) == [_character_to_key(char)], char
+        assert pi_key_to_textual(f"ctrl+{char}") == [f"ctrl+{_character_to_key(char)}"]
+    assert pi_key_to_textual("pageUp") == ["pageup"]
+    assert pi_key_to_textual("shift+ctrl+o") == ["ctrl+shift+o"]
+    assert pi_key_to_textual("super+alt+x") == ["alt+super+x"]
+    assert pi_key_to_textual("shift+l") == ["L", "shift+l"]
+    assert pi_key_to_textual("return") == ["enter"]
+    assert pi_key_to_textual("ctrl+") is None
+    assert pi_key_to_textual("meta+x") is None  # pi knows ctrl, shift, alt and super only
+    assert pi_key_to_textual("ctrl+ctrl+x") is None
