@@ -89,6 +89,12 @@ COMMANDS: tuple[Command, ...] = (
             show=False, priority=True),
     Command("picker.page_down", "pagedown", "page_down", "Page down", "Ten sessions down", "picker",
             show=False, priority=True),
+    Command("picker.copy_path", "ctrl+y", "copy_path", "Copy path",
+            "Copy the selected session's file path to the clipboard", "picker", show=False,
+            priority=True),
+    Command("picker.copy_resume", "alt+y", "copy_resume_command", "Copy resume command",
+            "Copy the shell command that resumes the selected session in pi", "picker",
+            show=False, priority=True),
     # Session tree (pi's /tree keys, ui-behaviour §3.14), owned by the BranchTree widget ----------
     Command("tree.up", "up", "cursor_up", "Up", "Previous row (wraps to the last)", "tree",
             show=False),
@@ -137,6 +143,15 @@ COMMANDS: tuple[Command, ...] = (
             "selected entry as a new session file", "session", priority=True),
     Command("session.follow", "ctrl+g", "toggle_follow", "Follow", "Follow new entries as pi "
             "writes them (on when opened at the leaf)", "session", priority=True),
+    Command("session.copy_message", "ctrl+y", "copy_message", "Copy message",
+            "Copy the selected entry's text to the clipboard", "session", show=False,
+            priority=True),
+    Command("session.copy_path", "alt+p", "copy_path", "Copy path",
+            "Copy the session's file path to the clipboard", "session", show=False,
+            priority=True),
+    Command("session.copy_resume", "alt+y", "copy_resume_command", "Copy resume command",
+            "Copy the shell command that resumes this session in pi", "session", show=False,
+            priority=True),
 )  # fmt: skip
 
 

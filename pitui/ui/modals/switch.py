@@ -62,11 +62,11 @@ class SwitchModal(ModalScreen[SwitchChoice | None]):
                 yield Static(Text("The message to send again:", style="bold"))
                 yield Static(safe_text(self._editor_text, max_chars=600), id="switch-editor-text")
             with Horizontal(id="dialog-buttons"):
-                yield Button(Text("Switch [Enter]"), id="switch", variant="primary")
-                yield Button(Text("With summary… [s]"), id="summary")
+                yield Button(Text("Switch ⏎"), id="switch", variant="primary")
+                yield Button(Text("With summary… s"), id="summary")
                 if self._editor_text:
-                    yield Button(Text("Copy text [c]"), id="copy")
-                yield Button(Text("Cancel [Esc]"), id="cancel")
+                    yield Button(Text("Copy text c"), id="copy")
+                yield Button(Text("Cancel esc"), id="cancel")
 
     def on_mount(self) -> None:
         # Enter presses the focused button: Switch unless the user tabbed to another one

@@ -44,26 +44,32 @@ from pitui.core.models import dump_entry
 from pitui.core.paths import shorten_home
 from pitui.core.problems import ProblemKind
 from pitui.core.session import EntryMeta, Session, SessionError, Stats
+from pitui.core.treeview import TreeView
 from pitui.core.watch import (
     FileCursor,
     SessionCreated,
     SessionDeleted,
     SessionGrew,
-    SessionRenamed,
     SessionReplaced,
     SessionWatcher,
     WatchEvent,
     WatchNotice,
 )
+from pitui.render import RenderContext, tool_calls_by_id
+from pitui.render import render_messages as draw_messages
 from pitui.render.safe_text import one_line, safe_line, safe_text
 from pitui.ui.commands import bindings_for
 from pitui.ui.modals.confirm import ConfirmModal
 from pitui.ui.modals.switch import SwitchChoice, SwitchModal
 from pitui.ui.modals.text_input import TextInputModal
-from pitui.ui.rendering import render_messages
+from pitui.ui.rendering import app_registry
 from pitui.ui.widgets.branch_tree import BranchTree
 
-PREVIEW_LIMIT = 200  # messages drawn in the context pane (the newest ones)
+# Lines of context drawn at a time: the pane draws messages from the selected entry's end of the
+# context until it has this many screens of lines; scrolling to the top draws the earlier ones.
+SCREENS_DRAWN = 3
+MIN_LINES_DRAWN = 120
+CONTEXT_INTERVAL = 0.25  # seconds between two context builds, at least
 NARROW_WIDTH = 110  # below this many columns the context pane goes under the tree
 HEAD_LIMIT = 1 << 20  # what SessionWatcher compares of a file's first line
 
@@ -75,18 +81,21 @@ class UndoStep:
     previous: str | None = None  # label: the previous label
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ContextView:
-    """The context pane's content for one entry, drawn (in a worker) at ``width`` columns."""
+    """The context pane's content for one entry. Messages are drawn (in workers) at ``width``
+    columns from ``first`` to the end; the earlier ones when the user scrolls up to them."""
 
     uid: str
     path: list[EntryMeta]  # root → the entry, to tell later whether its context changed
-    count: int  # messages the model sees
-    shown: int  # of which drawn (the newest ones)
     model: str
     thinking: str
     tokens: int
-    lines: list[Strip]
+    messages: list[dict[str, Any]]  # everything the model sees
+    sources: list[str]  # the entry each message came from
+    calls: dict[str, Any]  # tool calls by id, so a tool result is drawn with its call
+    first: int  # the first message drawn
+    lines: list[Strip]  # the drawn lines (a "more above" line first while first > 0)
     top: int  # first line of the selected entry's own message (scrolled into view)
     width: int
 
@@ -108,8 +117,17 @@ def _local_time(millis: float | None) -> str:
         return "unknown"
 
 
+def _compact(number: int) -> str:
+    """1234 → 1.2k, 1234567 → 1.2M (pi's footer style)."""
+    if number < 1000:
+        return str(number)
+    if number < 1_000_000:
+        return f"{number / 1000:.1f}k" if number < 10_000 else f"{number // 1000}k"
+    return f"{number / 1_000_000:.1f}M"
+
+
 def _money(cost: float) -> str:
-    return f"${cost:,.4f}" if cost < 100 else f"${cost:,.2f}"
+    return f"${cost:.4f}" if abs(cost) < 1 else f"${cost:,.2f}"
 
 
 def _plus(a: Stats, b: Stats) -> Stats:
@@ -127,6 +145,54 @@ def _plus(a: Stats, b: Stats) -> Stats:
         total_tokens=a.total_tokens + b.total_tokens,
         cost=a.cost + b.cost,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """What the header counts: spend of the file and of the active branch, branch ends."""
+
+    file: Stats
+    branch: Stats
+    branch_leaf: EntryMeta | None  # the leaf ``branch`` was counted to
+    leaves: int
+    roots: int
+    ids: int
+
+
+def count_session(session: Session) -> Counts:
+    """Count from scratch (any thread, while the index does not change)."""
+    return Counts(
+        session.stats(),
+        session.stats(session.branch()),
+        session.leaf,
+        sum(1 for meta in session.entries if not meta.children),
+        len(session.roots),
+        len(session.by_id),
+    )
+
+
+def count_growth(counts: Counts, session: Session, new: Sequence[EntryMeta]) -> Counts:
+    """The counts after ``new`` entries were appended, without walking the whole file."""
+    with_ids = sum(1 for meta in new if meta.id is not None)
+    if len(session.roots) < counts.roots or len(session.by_id) != counts.ids + with_ids:
+        return count_session(session)  # an orphan was adopted or an id repeated: relinked
+    fresh = {id(meta) for meta in new}
+    leaves = counts.leaves + sum(1 for meta in new if not meta.children)
+    parents = {id(p): p for m in new if (p := m.parent) is not None and id(p) not in fresh}
+    for parent in parents.values():
+        if all(id(child) in fresh for child in parent.children or ()):
+            leaves -= 1  # it was a branch end until now
+    walked: list[EntryMeta] = []
+    node = session.leaf
+    while node is not None and node is not counts.branch_leaf:
+        walked.append(node)
+        node = node.parent
+    if node is not None or counts.branch_leaf is None:
+        branch = _plus(counts.branch, session.stats(walked))
+    else:  # the leaf moved to another branch
+        branch = session.stats(session.branch())
+    return Counts(_plus(counts.file, session.stats(new)), branch, session.leaf, leaves,
+                  len(session.roots), len(session.by_id))  # fmt: skip
 
 
 def _usage_tokens(meta: EntryMeta) -> int | None:
@@ -189,6 +255,61 @@ def render_lines(
     return strips, starts
 
 
+def draw_message(view: ContextView, index: int) -> list[Strip]:
+    """The lines of message ``index`` of the view (any thread)."""
+    one = slice(index, index + 1)
+    ctx = RenderContext(width=view.width)
+    drawn = draw_messages(
+        app_registry(), view.messages[one], ctx, ids=view.sources[one], tool_calls=view.calls
+    )
+    return render_lines(drawn, view.width)[0]
+
+
+def _joined(blocks: list[list[Strip]]) -> tuple[list[Strip], list[int]]:
+    out: list[Strip] = []
+    starts: list[int] = []
+    for lines in blocks:
+        starts.append(len(out))
+        out.extend(lines)
+    return out, starts
+
+
+def draw_back(
+    view: ContextView, stop: int, keep: int, budget: int
+) -> tuple[int, list[Strip], list[int]]:
+    """Draw messages backwards from ``stop`` (exclusive) until there are ``budget`` lines and the
+    message ``keep`` is drawn. Returns the first message drawn, its lines, each message's start."""
+    blocks: list[list[Strip]] = []
+    total = 0
+    index = stop
+    while index > 0 and (total < budget or index > keep):
+        index -= 1
+        blocks.append(draw_message(view, index))
+        total += len(blocks[-1])
+    blocks.reverse()
+    return (index, *_joined(blocks))
+
+
+def grown_from(old: ContextView | None, view: ContextView, own: int) -> bool:
+    """Whether ``view`` is ``old``'s context with messages appended (pi wrote more and the
+    selection followed), the selected entry's own message among the new ones: then the lines
+    drawn for ``old`` stay valid and only the new messages need drawing."""
+    if old is None or old.width != view.width or own < len(old.messages):
+        return False
+    count, depth = len(old.sources), len(old.path)
+    return (
+        view.sources[:count] == old.sources
+        and view.path[:depth] == old.path
+        and not any(meta.type == "context_edit" for meta in view.path[depth:])
+    )
+
+
+def more_line(count: int, width: int) -> Strip:
+    text = Text(f"↑ {count:,} earlier message{'s' if count != 1 else ''}: scroll up to show",
+                style="dim italic")  # fmt: skip
+    return render_lines([text], width)[0][0]
+
+
 def _head_line(path: str) -> bytes:
     with open(path, "rb") as handle:
         data = handle.read(HEAD_LIMIT)
@@ -216,29 +337,56 @@ class _OneFileWatcher(SessionWatcher):
 
 
 class ContextLines(ScrollView, can_focus=True):
-    """The context pane's body: lines drawn in a worker, shown with the Line API."""
+    """The context pane's body: lines drawn in workers, shown with the Line API. Scrolling to the
+    top while earlier messages are not drawn yet asks for them (:class:`NeedEarlier`)."""
+
+    class NeedEarlier(Message):
+        pass
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._lines: list[Strip] = []
         self._top = 0
+        self._more = False  # earlier messages are not drawn
+        self._asked = False
 
-    def show(self, lines: list[Strip], top: int) -> None:
+    def show(self, lines: list[Strip], top: int, *, more: bool) -> None:
         """Show ``lines`` scrolled so that line ``top`` is in view (as high as it can go)."""
         self._lines = lines
         self._top = top
+        self._more, self._asked = more, False
         self.virtual_size = Size(self.scrollable_content_region.width, len(lines))
         self._anchor()
         self.call_after_refresh(self._anchor)  # again once the layout knows the new size
+        self.refresh()
+
+    def prepend(self, lines: list[Strip], *, more: bool) -> None:
+        """Earlier lines arrived: they replace the first ("more above") line; the view stays."""
+        added = len(lines) - 1
+        self._lines = lines + self._lines[1:]
+        self._top += added
+        self._more, self._asked = more, False
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self._lines))
+        self.scroll_to(y=self.scroll_y + added, animate=False, immediate=True)
         self.refresh()
 
     def _anchor(self) -> None:
         height = self.scrollable_content_region.height
         self.scroll_to(y=min(self._top, max(0, len(self._lines) - height)), animate=False,
                        immediate=True)  # fmt: skip
+        self._check_more()
 
     def on_resize(self) -> None:
         self._anchor()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self._check_more()
+
+    def _check_more(self) -> None:
+        if self._more and not self._asked and round(self.scroll_y) == 0 and self._lines:
+            self._asked = True
+            self.post_message(self.NeedEarlier())
 
     @property
     def plain_lines(self) -> list[str]:
@@ -264,13 +412,19 @@ class SessionScreen(Screen[None]):
 
     class Opened(Message):
         def __init__(
-            self, session: Session | None, error: str | None, inode: tuple[int, int], head: bytes
+            self,
+            session: Session | None,
+            error: str | None,
+            inode: tuple[int, int] = (0, 0),
+            head: bytes = b"",
+            model: TreeView | None = None,
         ) -> None:
             super().__init__()
             self.session = session
             self.error = error
             self.inode = inode
             self.head = head
+            self.model = model
 
     class ContextReady(Message):
         def __init__(self, view: ContextView | None, error: str | None = None) -> None:
@@ -280,6 +434,13 @@ class SessionScreen(Screen[None]):
 
         def can_replace(self, message: Message) -> bool:
             return isinstance(message, SessionScreen.ContextReady)
+
+    class EarlierReady(Message):
+        def __init__(self, view: ContextView, first: int, lines: list[Strip]) -> None:
+            super().__init__()
+            self.view = view
+            self.first = first
+            self.lines = lines
 
     def __init__(
         self,
@@ -312,14 +473,10 @@ class SessionScreen(Screen[None]):
         self._mtime = 0.0
         self._grew_at = 0.0  # monotonic time the file last grew (pi is writing)
         self._last_write: edit.FileState | None = None
-        self._file_stats = Stats()
-        self._branch_stats = Stats()
-        self._branch_leaf: EntryMeta | None = None
-        self._leaves = 0
-        self._roots = 0
-        self._ids = 0
+        self._counts: Counts | None = None  # None: still counting
         self._shown: ContextView | None = None
         self._context_wanted: str | None = None
+        self._context_started = 0.0  # monotonic time the last context build started
 
     # ---------------------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -347,16 +504,30 @@ class SessionScreen(Screen[None]):
 
     @work(thread=True, group="open", exit_on_error=False)
     def _open(self) -> None:
+        """Read the file, flatten its tree and count its spend, all off the event loop."""
+        # The index is long-lived and acyclic: the cycle collector has nothing to find in it,
+        # but would scan it again and again while it grows (a third of the time to read 100,000
+        # entries), and every frame afterwards: pause it while reading, then freeze the index.
+        collecting = gc.isenabled()
+        gc.disable()
         try:
             stat = os.stat(self.path)
             session = Session.open(self.path)
             head = _head_line(self.path)
         except (SessionError, OSError) as exc:
-            self.post_message(self.Opened(None, str(exc), (0, 0), b""))
+            self.post_message(self.Opened(None, str(exc)))
             return
-        # The index is long-lived and acyclic: keep the collector from rescanning it every frame.
+        finally:
+            if collecting:
+                gc.enable()
         gc.freeze()
-        self.post_message(self.Opened(session, None, (stat.st_dev, stat.st_ino), head))
+        model = TreeView(
+            session,
+            selected=self.initial_select,
+            filter_mode=self.settings.tree_filter,
+            now=lambda: datetime.fromtimestamp(self.clock()),
+        )
+        self.post_message(self.Opened(session, None, (stat.st_dev, stat.st_ino), head, model))
 
     @on(Opened)
     def _on_opened(self, message: Opened) -> None:
@@ -373,17 +544,10 @@ class SessionScreen(Screen[None]):
         self.session = session
         self._inode = message.inode
         self._stat_file()
-        tree = BranchTree(
-            session,
-            selected=self.initial_select,
-            filter_mode=self.settings.tree_filter,
-            now=lambda: datetime.fromtimestamp(self.clock()),
-            id="branch-tree",
-        )
+        tree = BranchTree(session, model=message.model, id="branch-tree")
         self.query_one("#tree-status").remove()
         self.query_one("#tree-pane").mount(tree)
         tree.focus()
-        self._recount()
         self._render_header()
         if session.problems:
             first = session.problems[0]
@@ -394,8 +558,7 @@ class SessionScreen(Screen[None]):
                 severity="warning",
                 timeout=6,
             )
-        if self.watch_enabled:
-            self._watch(message.head)
+        self._count_then_watch(message.head)
 
     @property
     def branch_tree(self) -> BranchTree:
@@ -414,45 +577,26 @@ class SessionScreen(Screen[None]):
         self._file_size, self._mtime = stat.st_size, stat.st_mtime
 
     def _recount(self) -> None:
-        """Counts and spend from scratch (on open and after a reload)."""
-        session = self.session
-        if session is None:
-            return
-        self._file_stats = session.stats()
-        self._branch_leaf = session.leaf
-        self._branch_stats = session.stats(session.branch())
-        self._leaves = sum(1 for meta in session.entries if not meta.children)
-        self._roots = len(session.roots)
-        self._ids = len(session.by_id)
+        """Counts and spend from scratch (after a reload)."""
+        if self.session is not None:
+            self._counts = count_session(self.session)
 
     def _count_new(self, new: Sequence[EntryMeta]) -> None:
-        """Counts and spend after entries were appended, without walking the whole file."""
+        if self.session is not None and self._counts is not None:
+            self._counts = count_growth(self._counts, self.session, new)
+
+    @work(group="count", exit_on_error=False)
+    async def _count_then_watch(self, head: bytes) -> None:
+        """Count the spend in a thread (after the first frame: it takes a while on a big file),
+        then start following the file. The lock keeps the index still meanwhile."""
         session = self.session
         if session is None:
             return
-        with_ids = sum(1 for meta in new if meta.id is not None)
-        if len(session.roots) < self._roots or len(session.by_id) != self._ids + with_ids:
-            self._recount()  # an orphan was adopted or an id repeated: the tree was relinked
-            return
-        self._file_stats = _plus(self._file_stats, session.stats(new))
-        fresh = {id(meta) for meta in new}
-        self._leaves += sum(1 for meta in new if not meta.children)
-        parents = {id(p): p for m in new if (p := m.parent) is not None and id(p) not in fresh}
-        for parent in parents.values():
-            if all(id(child) in fresh for child in parent.children or ()):
-                self._leaves -= 1  # it was a branch end until now
-        walked: list[EntryMeta] = []
-        node = session.leaf
-        while node is not None and node is not self._branch_leaf:
-            walked.append(node)
-            node = node.parent
-        if node is not None or self._branch_leaf is None:
-            self._branch_stats = _plus(self._branch_stats, session.stats(walked))
-        else:  # the leaf moved to another branch
-            self._branch_stats = session.stats(session.branch())
-        self._branch_leaf = session.leaf
-        self._roots = len(session.roots)
-        self._ids = len(session.by_id)
+        async with self._io:
+            self._counts = await asyncio.to_thread(count_session, session)
+        self._render_header()
+        if self.watch_enabled:
+            self._watch(head)
 
     def _render_header(self) -> None:
         session = self.session
@@ -472,24 +616,33 @@ class SessionScreen(Screen[None]):
         title.pad_right(width - title.cell_len - right.cell_len)
         title.append_text(right)
         created = parse_iso_ms(session.created) if session.created else None
+        counts = self._counts
+        ends = "counting branches…"
+        if counts is not None:
+            ends = f"{counts.leaves:,} branch end{'s' if counts.leaves != 1 else ''}"
         facts = Text(
             f"{_size(self._file_size)} · created {_local_time(created)} · "
             f"modified {_local_time(self._mtime * 1000)} · {len(session.entries):,} entries · "
-            f"{self._leaves:,} branch end{'s' if self._leaves != 1 else ''}",
+            f"{ends}",
             no_wrap=True,
             overflow="ellipsis",
         )
-        branch, whole = self._branch_stats, self._file_stats
         spend = Text(no_wrap=True, overflow="ellipsis")
-        spend.append("this branch ", "dim")
-        spend.append(f"{int(branch.total_tokens):,} tok {_money(branch.cost)}")
-        spend.append(" · whole file ", "dim")
-        spend.append(f"{int(whole.total_tokens):,} tok {_money(whole.cost)}")
-        other = whole.cost - branch.cost
-        if whole.total_tokens > branch.total_tokens:
-            spend.append(" · other branches ", "dim")
-            spend.append(f"{int(whole.total_tokens - branch.total_tokens):,} tok {_money(other)}")
-        self.query_one("#session-header", Static).update(Text("\n").join([title, facts, spend]))
+        if counts is None:
+            spend.append("counting tokens and cost…", "dim")
+        else:
+            branch, whole = counts.branch, counts.file
+            spend.append("this branch ", "dim")
+            spend.append(f"{int(branch.total_tokens):,} tok {_money(branch.cost)}")
+            spend.append(" · whole file ", "dim")
+            spend.append(f"{int(whole.total_tokens):,} tok {_money(whole.cost)}")
+            if whole.total_tokens > branch.total_tokens:  # abandoned branches' spend
+                other = int(whole.total_tokens - branch.total_tokens)
+                spend.append(" · other branches ", "dim")
+                spend.append(f"{other:,} tok {_money(whole.cost - branch.cost)}")
+        header = Text("\n", no_wrap=True, overflow="ellipsis").join([title, facts, spend])
+        header.no_wrap, header.overflow = True, "ellipsis"  # one line each, cut at the edge
+        self.query_one("#session-header", Static).update(header)
 
     # ---------------------------------------------------------------------------- context
     @on(BranchTree.EntryHighlighted)
@@ -524,39 +677,56 @@ class SessionScreen(Screen[None]):
         if session is None:
             return
         worker = get_current_worker()
-        time.sleep(0.03)  # let a burst of key presses settle before reading messages
+        # let a burst of key presses settle, and build at most every CONTEXT_INTERVAL (pi may
+        # be writing: the selection follows each new entry, the context need not keep up)
+        time.sleep(max(0.03, self._context_started + CONTEXT_INTERVAL - time.monotonic()))
         if worker.is_cancelled:
             return
+        self._context_started = time.monotonic()
         meta = session.get(uid)
         if meta is None:
             return
         try:
             path = session.path_to(meta)
             context = build_session_context(session, uid)
-            messages = context.messages[-PREVIEW_LIMIT:]
-            sources = context.sources[-PREVIEW_LIMIT:]
-            body = render_messages(messages, width=width, ids=sources)
             tokens = estimate_context_tokens(session, context.sources)
         except (OSError, SessionError) as exc:
             if not worker.is_cancelled:
                 self.post_message(self.ContextReady(None, str(exc)))
             return
-        if not body:
-            body = [Text("(nothing: the model sees no messages at this point)", style="dim")]
-        elif len(context.messages) > len(messages):
-            hidden = len(context.messages) - len(messages)
-            body.insert(0, Text(f"… {hidden:,} earlier messages not shown", style="dim"))
-            sources = ["", *sources]
-        lines, starts = render_lines(body, width)
-        own = [start for start, source in zip(starts, sources, strict=False) if source == uid]
-        top = own[0] if own else len(lines)
+        if worker.is_cancelled:
+            return
         model = (
             f"{context.model.provider}/{context.model.model_id}" if context.model else "no model"
         )
-        view = ContextView(uid, path, len(context.messages), len(messages), model,
-                           context.thinking_level, tokens, lines, top, width)  # fmt: skip
+        messages, sources = context.messages, context.sources
+        own = next((i for i, source in enumerate(sources) if source == uid), len(messages))
+        calls = dict(tool_calls_by_id(messages))
+        view = ContextView(uid, path, model, context.thinking_level, tokens, messages, sources,
+                           calls, len(messages), [], 0, width)  # fmt: skip
+        old = self._shown
+        if grown_from(old, view, own) and old is not None:
+            # the same context with more at the end: draw only what is new
+            start = len(old.messages)
+            lines, starts = _joined([draw_message(view, i) for i in range(start, len(messages))])
+            top = len(old.lines) + (starts[own - start] if own < len(messages) else len(lines))
+            view.first, view.lines, view.top = old.first, old.lines + lines, top
+        else:
+            budget = max(self._context_height() * SCREENS_DRAWN, MIN_LINES_DRAWN)
+            first, lines, starts = draw_back(view, len(messages), own, budget)
+            if not messages:
+                text = Text("(nothing: the model sees no messages at this point)", style="dim")
+                lines = render_lines([text], width)[0]
+            top = starts[own - first] if own < len(messages) else len(lines)
+            if first > 0:
+                lines.insert(0, more_line(first, width))
+                top += 1
+            view.first, view.lines, view.top = first, lines, top
         if not worker.is_cancelled:
             self.post_message(self.ContextReady(view))
+
+    def _context_height(self) -> int:
+        return max(self.context_lines.scrollable_content_region.height, 10)
 
     @on(ContextReady)
     def _on_context(self, message: ContextReady) -> None:
@@ -564,21 +734,46 @@ class SessionScreen(Screen[None]):
         view = message.view
         if view is None:
             pane.border_subtitle = None
-            self.context_lines.show(render_lines([safe_text(message.error or "")], 40)[0], 0)
+            lines = render_lines([safe_text(message.error or "")], 40)[0]
+            self.context_lines.show(lines, 0, more=False)
             return
         if view.uid != self._context_wanted:
             return  # the selection moved on meanwhile; its own context is on the way
         self._shown = view
         title = Text("Context at ")
         title.append(one_line(view.uid, 40), "bold")
-        count = f"{view.count:,} message{'s' if view.count != 1 else ''}"
-        title.append(f" · {count}")
+        count = len(view.messages)
+        title.append(f" · {count:,} message{'s' if count != 1 else ''}")
         pane.border_title = title
         info = Text()
         info.append_text(safe_line(view.model))
-        info.append(f" · thinking {view.thinking} · ~{view.tokens:,} tokens")
+        info.append(f" · thinking {view.thinking} · ~{_compact(view.tokens)} tok")
         pane.border_subtitle = info
-        self.context_lines.show(view.lines, view.top)
+        self.context_lines.show(view.lines, view.top, more=view.first > 0)
+
+    @on(ContextLines.NeedEarlier)
+    def _on_need_earlier(self) -> None:
+        view = self._shown
+        if view is not None and view.first > 0:
+            self._draw_earlier(view)
+
+    @work(thread=True, group="context-earlier", exclusive=True, exit_on_error=False)
+    def _draw_earlier(self, view: ContextView) -> None:
+        budget = max(self._context_height() * SCREENS_DRAWN, MIN_LINES_DRAWN)
+        first, lines, _ = draw_back(view, view.first, view.first, budget)
+        if first > 0:
+            lines.insert(0, more_line(first, view.width))
+        self.post_message(self.EarlierReady(view, first, lines))
+
+    @on(EarlierReady)
+    def _on_earlier(self, message: EarlierReady) -> None:
+        view = message.view
+        if view is not self._shown or message.first >= view.first:
+            return
+        view.lines = message.lines + view.lines[1:]
+        view.top += len(message.lines) - 1
+        view.first = message.first
+        self.context_lines.prepend(message.lines, more=view.first > 0)
 
     # ---------------------------------------------------------------------------- the file
     def _install(self, fresh: Session) -> None:
@@ -710,19 +905,16 @@ class SessionScreen(Screen[None]):
         self.set_timer(0.5, self._late_catch_up)
         async for batch in watcher.events(self._stop_watch):
             for event in batch:
-                await self._on_watch_event(event, watcher)
+                await self._on_watch_event(event)
 
     async def _late_catch_up(self) -> None:
         async with self._io:
             await self._catch_up()
 
-    async def _on_watch_event(self, event: WatchEvent, watcher: _OneFileWatcher) -> None:
+    async def _on_watch_event(self, event: WatchEvent) -> None:
         if isinstance(event, WatchNotice):
             self.notify(one_line(event.message, 200), severity="warning")
-        elif isinstance(event, SessionRenamed):
-            if event.old == self.path:
-                self._moved(event.new, watcher)
-        elif isinstance(event, SessionDeleted):
+        elif isinstance(event, SessionDeleted):  # also renamed away: pi never renames files
             async with self._io:
                 self._file_gone()
         elif isinstance(event, SessionGrew | SessionReplaced | SessionCreated):
@@ -732,13 +924,6 @@ class SessionScreen(Screen[None]):
                     self._grew_at = time.monotonic()
                     self.set_timer(edit.BUSY_SECONDS + 0.1, self._render_header)
         self.live_events += 1
-
-    def _moved(self, new: str, watcher: _OneFileWatcher) -> None:
-        """The file was renamed within its folder: follow it."""
-        self.path = watcher.path = new
-        if self.session is not None:
-            self.session.path = new
-        self.notify(one_line(f"The session file was renamed to {shorten_home(new)}", 300))
 
     def action_toggle_follow(self) -> None:
         self.follow = not self.follow
@@ -832,7 +1017,8 @@ class SessionScreen(Screen[None]):
         model = self.branch_tree.model
 
         def describe(entry: EntryMeta) -> str:
-            return "".join(part.text for part in model.entry_text(entry))
+            text = " ".join("".join(part.text for part in model.entry_text(entry)).split())
+            return text if len(text) <= 150 else text[:149] + "…"
 
         self.app.push_screen(
             SwitchModal(

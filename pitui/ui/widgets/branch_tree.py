@@ -14,8 +14,9 @@ the border subtitle, built as ``Text`` so session text is never read as markup.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
-from typing import ClassVar
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from typing import ClassVar, Literal
 
 from rich.cells import cell_len, split_graphemes
 from rich.segment import Segment
@@ -226,12 +227,16 @@ class BranchTree(ScrollView, can_focus=True):
         filter_mode: FilterMode = "default",
         search_in_background: bool = True,
         home: str | None = None,
+        now: Callable[[], datetime] | None = None,
+        model: TreeView | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         """``leaf`` is a uid, ``None`` (no leaf) or ``"default"`` (the file's leaf); ``selected``
-        the uid to start on (§3.9).
+        the uid to start on (§3.9); ``now`` the clock label times are shown against. ``model``
+        is a :class:`TreeView` of ``session`` built beforehand (flattening a big session takes a
+        while: a screen can do it in a worker); the other model options are then ignored.
 
         Searching needs the text of every entry. With ``search_in_background`` a thread worker
         reads them: at once for sessions up to :attr:`PREFETCH_ENTRIES` entries, otherwise on the
@@ -239,15 +244,17 @@ class BranchTree(ScrollView, can_focus=True):
         big session is not slowed by a thread competing for the interpreter. Without it the
         first query reads them on the spot."""
         super().__init__(name=name, id=id, classes=classes)
-        self._tree = TreeView(session, leaf=leaf, selected=selected, filter_mode=filter_mode,
-                              home=home)  # fmt: skip
+        if model is None:
+            model = TreeView(session, leaf=leaf, selected=selected, filter_mode=filter_mode,
+                             home=home, now=now)  # fmt: skip
+        self._tree = model
         self._search_in_background = search_in_background
         self._pending_query: str | None = None  # typed before the searchable texts were ready
         self._reading = False  # the search-text worker is running
         self._search_epoch = 0  # bumped when the file is replaced: older results are dropped
         self._line_cache: LRUCache[tuple[object, ...], Strip] = LRUCache(1024)
         self._base_style: Style | None = None
-        self.set_reactive(BranchTree.filter_mode, filter_mode)
+        self.set_reactive(BranchTree.filter_mode, model.filter_mode)
         self._last_highlight: tuple[str | None, int, int] | None = None
 
     @property
@@ -331,14 +338,22 @@ class BranchTree(ScrollView, can_focus=True):
         self._tree.labels_changed()
         self._sync(scroll=True)
 
-    def session_changed(self, *, replaced: bool = False) -> None:
-        """The session was refreshed (grew, or ``replaced``): re-flatten, keep the selection."""
+    def session_changed(
+        self, *, replaced: bool = False, leaf: str | Literal["keep"] | None = "keep"
+    ) -> None:
+        """The session was refreshed (grew, or ``replaced``): re-flatten, keep the selection.
+
+        ``leaf`` moves the leaf in the same pass (``"default"``: the file's leaf, as after a
+        growth, since pi's leaf is the last line); ``"keep"`` leaves it where it is."""
         if replaced:
             # texts being read belong to the old file: drop them, read again if wanted
             self.workers.cancel_group(self, "branch-tree-search")
             self._search_epoch += 1
             self._reading = False
-        self._tree.rebuild(replaced=replaced)
+        if leaf == "keep":
+            self._tree.rebuild(replaced=replaced)
+        else:
+            self._tree.set_leaf(leaf, replaced=replaced)
         if replaced and (self._pending_query is not None or self._small_session()):
             self.prefetch_search_texts()
         self._sync(scroll=True)
