@@ -26,7 +26,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
-from textual.worker import Worker, get_current_worker
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from pitui.core import edit, trash
 from pitui.core.jstext import js_trim
@@ -1112,5 +1112,8 @@ class PickerScreen(Screen[None]):
     # --------------------------------------------------------------------------- workers
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
-        if worker.error is not None and worker.group in ("load", "fts", "filter", "write"):
-            self.show_status(f"Error: {worker.error}", "error")
+        if event.state != WorkerState.ERROR or worker.error is None:
+            return  # (a superseded worker is cancelled, not failed)
+        if worker.group in ("load", "fts", "filter", "write", "picker-watch"):
+            error = worker.error
+            self.show_status(f"Error in {worker.name}: {type(error).__name__}: {error}", "error")

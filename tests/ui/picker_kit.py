@@ -1,0 +1,224 @@
+"""Shared helpers for the picker's Pilot and snapshot tests.
+
+* :class:`FakeItem` / :class:`FakeCatalog`: sessions in memory with exact ages (the rows go
+  through the real :func:`pitui.core.search.filter_and_sort`).
+* :func:`write_session` / :func:`store_app`: real session files in a temp agent dir, listed by a
+  real :class:`~pitui.ui.catalog.StoreCatalog`.
+* :func:`settle`, :func:`row_texts`, :func:`wait_for`: drive and read the running screen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from pitui.config import Settings
+from pitui.core.paths import session_dir_for
+from pitui.core.search import Row, filter_and_sort, searchable_text
+from pitui.core.store import Store
+from pitui.ui.app import AppOptions, PituiApp, make_app
+from pitui.ui.catalog import (
+    Batch,
+    Catalog,
+    FullTextHit,
+    PickerItem,
+    Progress,
+    Scope,
+    SortMode,
+    StoreCatalog,
+    sort_items,
+)
+from pitui.ui.screens.picker import PickerScreen
+from pitui.ui.widgets.preview import SessionPreview
+from pitui.ui.widgets.session_list import SessionList
+from tests.core.sessiondata import HEADER, jsonl
+
+# 2025-06-01T12:00:00Z: every fake age is measured from here.
+NOW = 1748779200.0
+MINUTE, HOUR, DAY = 60_000, 3_600_000, 86_400_000
+
+
+@dataclass
+class FakeItem:
+    path: str
+    id: str
+    first_message: str
+    modified: float  # epoch ms
+    name: str | None = None
+    cwd: str = ""
+    parent_session_path: str | None = None
+    message_count: int = 3
+    text: str = ""  # all message text (searched)
+
+    @property
+    def search_text(self) -> str:
+        return searchable_text(self.id, self.name, self.text or self.first_message, self.cwd)
+
+
+def aged(ms_ago: float) -> float:
+    return NOW * 1000 - ms_ago
+
+
+@dataclass
+class FakeCatalog:
+    """A :class:`Catalog` over in-memory items; ``gate`` holds a scope's load until it is set."""
+
+    scopes: dict[Scope, list[FakeItem]] = field(default_factory=dict)
+    gates: dict[Scope, threading.Event] = field(default_factory=dict)
+    hits: list[FullTextHit] = field(default_factory=list)
+    loads: list[Scope] = field(default_factory=list)
+
+    def load(
+        self,
+        scope: Scope,
+        on_progress: Progress,
+        on_batch: Batch | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Sequence[PickerItem]:
+        self.loads.append(scope)
+        gate = self.gates.get(scope)
+        if gate is not None:
+            gate.wait(10)
+        items = list(self.scopes.get(scope, []))
+        on_progress(len(items), len(items))
+        return sort_items(items)
+
+    def rows(
+        self, items: Sequence[PickerItem], query: str, mode: SortMode, named_only: bool
+    ) -> list[Row[Any]]:
+        return list(filter_and_sort(items, query, mode, named_only))
+
+    def full_text(
+        self, query: str, scope: Scope, on_progress: Progress | None = None
+    ) -> Sequence[FullTextHit]:
+        return [hit for hit in self.hits if query.lower() in hit.snippet.lower()]
+
+    def watch_root(self) -> str | None:
+        return None
+
+
+def fake_app(catalog: Catalog, **options: Any) -> PituiApp:
+    options.setdefault("clock", lambda: NOW)
+    options.setdefault("cwd", "/home/ana/proj")
+    options.setdefault("watch", False)
+    options.setdefault("settings", Settings(theme="pi-dark"))
+    return make_app(catalog, AppOptions(**options))
+
+
+# ------------------------------------------------------------------------------ real files
+def write_session(
+    agent: Path,
+    cwd: str,
+    session_id: str,
+    entries: Sequence[dict[str, Any] | bytes],
+    *,
+    created: str = "2025-01-01T00:00:00.000Z",
+    parent: str | None = None,
+    name: str | None = None,
+    mtime: float | None = NOW - 3600,
+) -> Path:
+    """A session file where pi would write it for ``cwd``; its mtime is set an hour back so
+    pitui's busy-file check (pi may be writing) does not fire."""
+    folder = session_dir_for(cwd, agent)
+    folder.mkdir(parents=True, exist_ok=True)
+    header = {**HEADER, "id": session_id, "cwd": cwd, "timestamp": created}
+    if parent is not None:
+        header["parentSession"] = parent
+    path = folder / (name or f"{created.replace(':', '-').replace('.', '-')}_{session_id}.jsonl")
+    path.write_bytes(jsonl(*entries, header=header))
+    if mtime is not None:
+        os.utime(path, (mtime, mtime))
+    return path
+
+
+def copy_fixture(source: Path, agent: Path, cwd: str) -> Path:
+    """A fixture file copied into ``cwd``'s session folder (its header cwd rewritten)."""
+    lines = source.read_bytes().split(b"\n")
+    header = orjson.loads(lines[0])
+    header["cwd"] = cwd
+    folder = session_dir_for(cwd, agent)
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / source.name
+    target.write_bytes(b"\n".join([orjson.dumps(header), *lines[1:]]))
+    shutil.copystat(source, target)
+    return target
+
+
+def store_catalog(agent: Path, cwd: str) -> StoreCatalog:
+    return StoreCatalog(Store(cwd=cwd, agent=agent, workers=1))
+
+
+def store_app(agent: Path, store_cwd: str, **options: Any) -> PituiApp:
+    """The app over a real store whose current folder is ``store_cwd`` (also the app's cwd
+    unless ``cwd=`` says otherwise)."""
+    options.setdefault("cwd", store_cwd)
+    return fake_app(store_catalog(agent, store_cwd), **options)
+
+
+# ------------------------------------------------------------------------------ driving
+def picker(app: PituiApp) -> PickerScreen:
+    screen = app.screen
+    if not isinstance(screen, PickerScreen):
+        screen = next(s for s in app.screen_stack if isinstance(s, PickerScreen))
+    return screen
+
+
+# Workers that live as long as their screen (file watching): never waited for.
+LONG_LIVED = {"watch", "picker-watch"}
+
+
+async def settle(pilot: Pilot[Any], rounds: int = 4) -> None:
+    """Let loads, filters and the preview finish (each can start the next)."""
+    for _ in range(rounds):
+        workers = [w for w in pilot.app.workers if w.group not in LONG_LIVED]
+        # (not WorkerManager.wait_for_complete: given no workers it waits for all of them)
+        await asyncio.gather(*(w.wait() for w in workers), return_exceptions=True)
+        await pilot.pause()
+
+
+async def wait_for(
+    pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10.0, what: str = ""
+) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what or condition}")
+        await pilot.pause(0.05)
+
+
+async def preview_loaded(pilot: Pilot[Any]) -> None:
+    preview = pilot.app.screen.query_one(SessionPreview)
+    await wait_for(
+        pilot,
+        lambda: preview.target is None
+        or (preview.loaded is not None and (preview.loaded.path, preview.loaded.entry_id)
+            == preview.target),
+        what="the preview",
+    )  # fmt: skip
+    await pilot.pause()
+
+
+def row_texts(app: PituiApp) -> list[str]:
+    """The list's lines as drawn (trailing spaces kept: they show the right alignment)."""
+    widget = picker(app).query_one(SessionList)
+    count = max(len(widget.rows), 1)
+    return [widget.render_line(y).text for y in range(min(count, widget.size.height))]
+
+
+def titles(app: PituiApp) -> list[str]:
+    return [row.title for row in picker(app).query_one(SessionList).rows]
+
+
+def static_text(app: PituiApp, selector: str) -> str:
+    return str(picker(app).query_one(selector, Static).visual)
