@@ -671,7 +671,7 @@ class PickerScreen(Screen[None]):
         # pi: labels muted (the widget's colour), values accent
         accent = self.app.get_css_variables().get("accent")
         value = Style(color=accent) if accent else Style(bold=True)
-        modes = Text(no_wrap=True, overflow="ellipsis", justify="right")
+        modes = Text(no_wrap=True, overflow="ellipsis")
         if scope_state.loading:
             progress = scope_state.progress
             loading = f"Loading {progress[0]}/{progress[1]}" if progress else "Loading ..."
