@@ -52,7 +52,6 @@ __all__ = [
     "TreeView",
     "format_label_time",
     "format_tool_call",
-    "resume_leaf_for",
 ]
 
 FilterMode = Literal["default", "no-tools", "user-only", "labeled-only", "all"]
@@ -451,22 +450,6 @@ def searchable_text(obj: dict[str, Any]) -> str:
         label = obj.get("label")
         parts.extend(("label", "" if label is None else label))
     return _js_join(parts)
-
-
-def resume_leaf_for(session: Session, meta: EntryMeta) -> tuple[str | None, str | None]:
-    """§3.13 rule 3: the leaf pi continues from after ``enter`` on ``meta``, and the editor text.
-
-    A user message or a custom_message: its parent becomes the leaf (None for a root: the next
-    message starts a new root) and its text (string, or text blocks concatenated) is offered for
-    the editor. Any other entry: the entry itself, no editor text.
-    """
-    if (meta.type == "message" and meta.role == "user") or meta.type == "custom_message":
-        obj = session.raw(meta)
-        holder = obj.get("message") if meta.type == "message" else obj
-        content = holder.get("content") if isinstance(holder, dict) else None
-        parent = meta.parent
-        return (parent.uid if parent is not None else None), _content_text(content)
-    return meta.uid, None
 
 
 # ------------------------------------------------------------------------------------------------

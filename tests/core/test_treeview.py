@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pitui.core.edit import resume_point
 from pitui.core.session import EntryMeta, Session
 from pitui.core.treeview import (
     FILTER_MODES,
@@ -27,7 +28,6 @@ from pitui.core.treeview import (
     _kind,
     format_label_time,
     format_tool_call,
-    resume_leaf_for,
     searchable_text,
 )
 from tests.conftest import fixture_by_scenario
@@ -1246,3 +1246,9 @@ def test_random_check_catches_a_broken_layout(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(TreeView, "_display_indent", lambda self, layout: layout.indent + 1)
     tree.set_filter("default")
     assert [tree.prefix(i) for i in range(tree.count)] != reference.prefixes()
+
+
+def resume_leaf_for(session: Session, meta: EntryMeta) -> tuple[str | None, str | None]:
+    """§3.13 rule 3 as the app applies it (``edit.resume_point``), as (leaf uid, editor text)."""
+    leaf, text = resume_point(session, meta)
+    return (leaf.uid if leaf is not None else None), text
