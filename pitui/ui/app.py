@@ -124,6 +124,8 @@ class PituiApp(App[AppResult]):
                 select=entry_id,
                 standalone=standalone,
                 on_resume=self.resume_path,
+                watch=self.options.watch,
+                clock=self.options.clock,
             )
         )
 
