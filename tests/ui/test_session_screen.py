@@ -680,6 +680,22 @@ async def test_resume_offered_after_switching(tmp_path: Path) -> None:
     assert pi_view(path)["roles"] == context_roles_at(path, "0b4d42b3")
 
 
+async def test_copy_keys_copy_the_message_path_and_resume_command(tmp_path: Path) -> None:
+    path = write_session(u35_session(), tmp_path)
+    app = ScreenApp(path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(app, pilot)
+        await select(app, pilot, "u3")
+        await pilot.press("ctrl+y")
+        assert app.clipboard == "approach B"
+        await pilot.press("alt+p")
+        assert app.clipboard == str(path)
+        await pilot.press("alt+y")
+        assert app.clipboard.endswith(f"pi --session {path}")
+        assert app.clipboard.startswith("cd /home/ana/proj")
+        assert app.noted("Copied the resume command")
+
+
 async def test_escape_leaves_a_standalone_view(tmp_path: Path) -> None:
     path = write_session(u35_session(), tmp_path)
     app = ScreenApp(path)

@@ -7,8 +7,10 @@ Who touches the session index, and where: the index is changed only on the event
 few appended bytes is cheap there), always under one :class:`asyncio.Lock`, so the tree, the header
 and the writes never see it half-updated. Everything slow runs in threads and hands a result back:
 reading or re-reading a whole file, migrating a v1/v2 file, the append itself (``os.write`` +
-``fsync``), extracting a branch, and building and drawing the context pane. Every write goes
-through :mod:`pitui.core.edit`, exactly as the command line does it.
+``fsync``), extracting a branch, and building and drawing the context pane. (Context builds read
+the index without the lock: such a read only ever sees it before or after an append, and the pane
+is rebuilt whenever the selected entry's path changes.) Every write goes through
+:mod:`pitui.core.edit`, exactly as the command line does it.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ from pitui.core.watch import (
 from pitui.render import RenderContext, tool_calls_by_id
 from pitui.render import render_messages as draw_messages
 from pitui.render.safe_text import one_line, safe_line, safe_text
+from pitui.ui.clipboard import copy_message, copy_resume_command, copy_session_path
 from pitui.ui.commands import bindings_for
 from pitui.ui.modals.confirm import ConfirmModal
 from pitui.ui.modals.switch import SwitchChoice, SwitchModal
@@ -1178,6 +1181,34 @@ class SessionScreen(Screen[None]):
         self.notify(
             one_line(f"Branch saved as a new session: {shorten_home(extracted.path)}", 300),
             timeout=8,
+        )
+
+    # ---------------------------------------------------------------------------- clipboard
+    def action_copy_message(self) -> None:
+        """The selected entry's text (its message, summary, label...)."""
+        session = self.session
+        uid = self.branch_tree.selected_uid if session is not None else None
+        meta = session.get(uid) if session is not None and uid is not None else None
+        if session is None or meta is None:
+            copy_message(self.app, None)
+            return
+        try:
+            raw = session.raw(meta)
+        except OSError as exc:
+            self.notify(one_line(f"Cannot read the entry: {exc}", 300), severity="error")
+            return
+        copy_message(self.app, raw)
+
+    def action_copy_path(self) -> None:
+        copy_session_path(self.app, self.path)
+
+    def action_copy_resume_command(self) -> None:
+        session = self.session
+        if session is None:
+            copy_resume_command(self.app, None, "", "")
+            return
+        copy_resume_command(
+            self.app, self.path, session.cwd, session.id, self.settings.resume_command
         )
 
     # ---------------------------------------------------------------------------- leaving
