@@ -46,12 +46,16 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _settings() -> Any:
-    from pitui.config import ConfigError, load_settings
+    """The config file, with pi's own keybindings.json under it (the user's [keymap] wins)."""
+    from pitui.config import ConfigError, load_pi_keybindings, load_settings, merge_keymaps
+    from pitui.core.paths import agent_dir
 
     try:
-        return load_settings()
+        settings = load_settings()
     except ConfigError as exc:
         raise CommandError(str(exc)) from exc
+    keymap = merge_keymaps(load_pi_keybindings(agent_dir()), settings.keymap)
+    return settings.model_copy(update={"keymap": keymap})
 
 
 def _has_sessions(agent: Path) -> bool:

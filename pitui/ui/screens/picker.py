@@ -46,6 +46,7 @@ from pitui.core.watch import (
 )
 from pitui.render.safe_text import one_line
 from pitui.ui.catalog import Catalog, FullTextHit, PickerItem, Scope, SortMode, sort_items
+from pitui.ui.clipboard import copy_resume_command, copy_session_path
 from pitui.ui.commands import COMMANDS, bindings_for, effective_keys
 from pitui.ui.modals.confirm import ConfirmModal
 from pitui.ui.modals.text_input import TextInputModal
@@ -979,6 +980,18 @@ class PickerScreen(Screen[None]):
         self.reload_visible(keep=path)
 
     # ---------------------------------------------------------------------------------- undo
+    def action_copy_path(self) -> None:
+        item = self.selected_item
+        copy_session_path(self.app, item.path if item is not None else None)
+
+    def action_copy_resume_command(self) -> None:
+        item = self.selected_item
+        if item is None:
+            return
+        template = getattr(getattr(self.app, "options", None), "settings", None)
+        command = template.resume_command if template is not None else ["pi", "--session", "{path}"]
+        copy_resume_command(self.app, item.path, item.cwd, item.id, command)
+
     def action_undo(self) -> None:
         if not self.state.undo:
             self.show_status("Nothing to undo")
