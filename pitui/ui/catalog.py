@@ -7,6 +7,7 @@ Tests pass catalogs over in-memory items or temp stores; the app passes :class:`
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -95,22 +96,31 @@ class Catalog(Protocol):
         ...
 
 
-def _start_resource_tracker() -> None:
-    """Start multiprocessing's resource tracker while ``sys.stderr`` is still the real one.
+_tracker_lock = threading.Lock()
 
-    The store parses a cold store in a process pool; under a running Textual app a pool started
-    from a worker thread uses the forkserver, whose resource tracker is launched with
+
+def ensure_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker with the real stderr (once per process).
+
+    The store parses a cold store in a process pool; started from a worker thread under a
+    running Textual app that pool uses the forkserver, whose resource tracker is launched with
     ``sys.stderr.fileno()`` — and Textual's stderr capture answers -1, so the pool fails with
-    "bad value(s) in fds_to_keep". Started once beforehand, the tracker is reused.
+    "bad value(s) in fds_to_keep". The tracker is launched here with the process's own stderr
+    (Textual itself writes to ``sys.__stderr__``, so nothing else is redirected meanwhile).
     """
-    try:
-        if sys.stderr is None or sys.stderr.fileno() < 0:
-            return
-    except (OSError, ValueError):
-        return
     from multiprocessing import resource_tracker
 
-    resource_tracker.ensure_running()
+    with _tracker_lock:
+        try:
+            captured = sys.stderr is None or sys.stderr.fileno() < 0
+        except (OSError, ValueError):
+            captured = True
+        real = sys.__stderr__
+        if captured and real is not None:
+            with contextlib.redirect_stderr(real):
+                resource_tracker.ensure_running()
+        else:
+            resource_tracker.ensure_running()
 
 
 class StoreCatalog:
@@ -120,8 +130,6 @@ class StoreCatalog:
         self.store = store
         self._fts_ready: set[Scope] = set()  # scopes whose full-text index is up to date
         self._lock = threading.Lock()
-        if store.workers > 1:
-            _start_resource_tracker()
 
     def load(
         self,
@@ -130,6 +138,8 @@ class StoreCatalog:
         on_batch: Batch | None = None,
         cancel: threading.Event | None = None,
     ) -> Sequence[PickerItem]:
+        if self.store.workers > 1:
+            ensure_resource_tracker()  # (a cold store is parsed in a process pool)
         found: list[SessionInfo] = []
         for batch in self.store.iter_load(scope, progress=on_progress, cancel=cancel):
             found.extend(batch)
@@ -151,6 +161,8 @@ class StoreCatalog:
             ready = scope in self._fts_ready
         if not ready:
             # the first search reads every message body; later ones only what was appended
+            if self.store.workers > 1:
+                ensure_resource_tracker()
             self.store.sync_fts(scope, progress=on_progress)
             with self._lock:
                 self._fts_ready.add(scope)

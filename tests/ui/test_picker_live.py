@@ -8,7 +8,6 @@ fresh start shows. The store's index follows too (the next start is warm).
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from pathlib import Path
 from typing import Any
@@ -57,7 +56,7 @@ def append(path: Path, *objects: dict[str, Any]) -> None:
 def rows_of(app: PituiApp) -> list[ListRow]:
     """The rows as data, without the live mark (a fresh start has none)."""
     rows = picker(app).query_one(SessionList).rows
-    return [dataclasses.replace(row, live=False) for row in rows]
+    return [row._replace(live=False) for row in rows]
 
 
 def selected_path(app: PituiApp) -> str | None:

@@ -28,12 +28,11 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from pitui.core import edit, trash
+from pitui.core import trash
 from pitui.core.jstext import js_trim
 from pitui.core.paths import shorten_home
 from pitui.core.search import Row, has_name
 from pitui.core.search import display_title as core_display_title
-from pitui.core.session import Session, SessionError
 from pitui.core.watch import (
     SessionCreated,
     SessionDeleted,
@@ -66,8 +65,11 @@ STATUS_SECONDS: dict[StatusKind, float] = {"info": 2.0, "error": 3.0, "load-erro
 DELETE_HINT = "Delete session? [Enter] confirm · [Esc/Ctrl+C] cancel"
 
 LIVE_SECONDS = 8.0  # a session whose file grew this recently is marked live
-REFRESH_INTERVAL = 0.5  # at most one live re-read of the listing per this many seconds
-PARTIAL_INTERVAL = 0.2  # while a scope loads, its rows are repainted at most this often
+REFRESH_INTERVAL = 0.5  # at most one live re-read of the listing per this many seconds,
+REFRESH_COST_FACTOR = 4.0  # nor more often than 4 times as long as the last re-read took
+PARTIAL_INTERVAL = 0.25  # while a scope first loads, the rows read so far are shown after this,
+PARTIAL_INTERVAL_MAX = 4.0  # then ever less often (the interval doubles up to this)
+PROGRESS_INTERVAL = 0.1  # "Loading n/N" is updated at most this often
 FULL_TEXT_DELAY = 0.15  # full-text queries wait for typing to pause
 AGE_TICK = 30.0  # ages ("5m") are redrawn this often
 OWN_WRITE_SECONDS = 3.0  # our own appends (rename) do not make a session "live"
@@ -95,6 +97,8 @@ class ScopeState:
     running: bool = False  # a load of this scope is in a worker
     quiet: bool = False  # that load is a live refresh: no "Loading" in the header
     rerun: bool = False  # files changed during that load: load again when it ends
+    stale: bool = False  # files changed while another scope was shown: re-read when shown
+    started: float = 0.0  # when the running load started (monotonic)
     generation: int = 0
     progress: tuple[int, int] | None = None
 
@@ -253,6 +257,7 @@ class PickerScreen(Screen[None]):
         self._refresh_timer: Timer | None = None
         self._live_timer: Timer | None = None
         self._last_refresh = 0.0
+        self._refresh_cost = 0.0  # seconds the last live re-read took
         self._filter_lock = threading.Lock()
         self._cancel = threading.Event()  # set when the screen goes: loads stop early
         self._stop_watch: asyncio.Event | None = None
@@ -347,30 +352,39 @@ class PickerScreen(Screen[None]):
         if state.loaded and not force:
             return
         state.running, state.quiet, state.rerun, state.progress = True, quiet, False, None
+        state.stale = False
+        state.started = time.monotonic()
         state.generation += 1
         if scope == self.state.scope:
             self._render_header()
         self._load_worker(scope, state.generation, not state.loaded and not state.items)
 
-    @work(thread=True, group="load", exit_on_error=False)
+    @work(thread=True, group="load", exit_on_error=False, description="load")
     def _load_worker(self, scope: Scope, generation: int, partial: bool) -> None:
+        """Load a scope; while a first load runs, post the progress and the sessions read so far
+        — both throttled: every repaint of 10,000 rows takes the GIL from the parsing."""
         cancel = self._cancel
         found: list[PickerItem] = []
         counts = [0, -1]
-        last_post = [0.0]
+        last_progress = [0.0]
+        next_partial = [0.0, PARTIAL_INTERVAL]  # (when, interval): the interval doubles
 
         def progress(loaded: int, total: int) -> None:
             counts[0], counts[1] = loaded, total
-            if not cancel.is_set():
-                self.post_message(self.ScopeProgress(scope, generation, loaded, total))
+            now = time.monotonic()
+            if cancel.is_set() or (now - last_progress[0] < PROGRESS_INTERVAL and loaded < total):
+                return
+            last_progress[0] = now
+            self.post_message(self.ScopeProgress(scope, generation, loaded, total))
 
         def batch(items: Sequence[PickerItem]) -> None:
             found.extend(items)
             if not partial or cancel.is_set() or counts[0] == counts[1]:
                 return  # (a batch that completes the load is followed by the whole list)
             now = time.monotonic()
-            if now - last_post[0] >= PARTIAL_INTERVAL:
-                last_post[0] = now
+            if now >= next_partial[0]:
+                next_partial[0] = now + next_partial[1]
+                next_partial[1] = min(next_partial[1] * 2, PARTIAL_INTERVAL_MAX)
                 self.post_message(self.ScopePartial(scope, generation, sort_items(found)))
 
         try:
@@ -406,6 +420,8 @@ class PickerScreen(Screen[None]):
             return  # superseded
         first_load = not state.loaded
         quiet = state.quiet
+        if quiet:
+            self._refresh_cost = time.monotonic() - state.started
         state.running = False
         state.progress = None
         if message.error is not None:
@@ -484,7 +500,8 @@ class PickerScreen(Screen[None]):
             id(self.scope_state.items),
         )
 
-    @work(thread=True, group="filter", exclusive=True, exit_on_error=False)
+    # (a description: Textual would otherwise repr() every argument, 10,000 sessions included)
+    @work(thread=True, group="filter", exclusive=True, exit_on_error=False, description="filter")
     def _filter(
         self,
         scope: Scope,
@@ -531,17 +548,20 @@ class PickerScreen(Screen[None]):
             if all_scope and item.cwd:
                 parts.append(shorten(item.cwd))
             parts.append(str(item.message_count))
+            path = item.path
             out.append(
-                ListRow(
-                    key=item.path,
-                    path=item.path,
-                    title=display_title(item),
-                    prefix=row.prefix,
-                    right=" ".join(parts),
-                    modified=item.modified,
-                    named=has_name(item.name),
-                    current=item.path == current,
-                    live=item.path in live,
+                ListRow(  # positional: this runs for every listed session
+                    path,  # key
+                    display_title(item),  # title
+                    row.prefix,  # prefix
+                    " ".join(parts),  # right
+                    item.modified,  # modified
+                    has_name(item.name),  # named
+                    path == current,  # current
+                    path in live,  # live
+                    "",  # snippet
+                    None,  # match
+                    path,  # path
                 )
             )
         return out
@@ -565,7 +585,8 @@ class PickerScreen(Screen[None]):
         self._after_rows()
 
     def _after_rows(self) -> None:
-        self._update_preview()
+        # the preview reads a file and renders messages: let the rows paint first
+        self.call_after_refresh(self._update_preview)
         self._update_position()
         self.refresh_bindings()
 
@@ -589,7 +610,7 @@ class PickerScreen(Screen[None]):
         return "  No sessions in current folder. Press Tab to view all."
 
     # ---------------------------------------------------------------------------- full text
-    @work(thread=True, group="fts", exclusive=True, exit_on_error=False)
+    @work(thread=True, group="fts", exclusive=True, exit_on_error=False, description="full text")
     def _full_text(self, query: str) -> None:
         worker = get_current_worker()
         scope = self.state.scope
@@ -815,7 +836,11 @@ class PickerScreen(Screen[None]):
     def action_toggle_scope(self) -> None:
         self.state.scope = "all" if self.state.scope == "current" else "current"
         self._hits = []
-        self._load(self.state.scope)
+        state = self.scope_state
+        if state.loaded and state.stale:
+            self._load(self.state.scope, force=True, quiet=True)  # changed meanwhile
+        else:
+            self._load(self.state.scope)
         self._render_header()
         self.refilter()
 
@@ -940,6 +965,10 @@ class PickerScreen(Screen[None]):
     def _rename_worker(
         self, path: str, name: str, force: bool = False, undo: UndoStep | None = None
     ) -> None:
+        # imported here: the write layer (pydantic models) is not needed to show the list
+        from pitui.core import edit
+        from pitui.core.session import Session, SessionError
+
         if undo is not None and undo.after is not None and _file_key(path) == undo.after:
             force = True  # the file is as our own rename left it: not pi writing
         try:
@@ -979,7 +1008,7 @@ class PickerScreen(Screen[None]):
         self.show_status("Session renamed" if undo is None else "Rename undone")
         self.reload_visible(keep=path)
 
-    # ---------------------------------------------------------------------------------- undo
+    # ----------------------------------------------------------------------------- clipboard
     def action_copy_path(self) -> None:
         item = self.selected_item
         copy_session_path(self.app, item.path if item is not None else None)
@@ -992,6 +1021,7 @@ class PickerScreen(Screen[None]):
         command = template.resume_command if template is not None else ["pi", "--session", "{path}"]
         copy_resume_command(self.app, item.path, item.cwd, item.id, command)
 
+    # ---------------------------------------------------------------------------------- undo
     def action_undo(self) -> None:
         if not self.state.undo:
             self.show_status("Nothing to undo")
@@ -1106,21 +1136,28 @@ class PickerScreen(Screen[None]):
     def _schedule_refresh(self) -> None:
         if self._refresh_timer is not None:
             return  # one is already due
-        wait = self._last_refresh + REFRESH_INTERVAL - time.monotonic()
+        # a big store takes a while to re-read: then re-read less often (pi may write every
+        # second while it works), so following it costs at most about a quarter of a core
+        interval = max(REFRESH_INTERVAL, REFRESH_COST_FACTOR * self._refresh_cost)
+        wait = self._last_refresh + interval - time.monotonic()
         if wait <= 0:
             self._refresh_now()
         else:
             self._refresh_timer = self.set_timer(wait, self._refresh_now)
 
     def _refresh_now(self) -> None:
-        """Re-read every loaded scope through the catalog (the store re-summarises only the
-        files whose size or time changed, and its index follows)."""
+        """Re-read the visible scope through the catalog (the store re-summarises only the
+        files whose size or time changed, and its index follows); the other scope is re-read
+        when it is shown again."""
         self._refresh_timer = None
         self._last_refresh = time.monotonic()
-        for scope in (self.state.scope, "current" if self.state.scope == "all" else "all"):
-            state = self.state.scopes[scope]
-            if state.loaded or state.running:
-                self._load(scope, force=True, quiet=True)
+        visible = self.state.scope
+        for scope, state in self.state.scopes.items():
+            if scope == visible:
+                if state.loaded or state.running:
+                    self._load(scope, force=True, quiet=True)
+            elif state.loaded:
+                state.stale = True
 
     # --------------------------------------------------------------------------- workers
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:

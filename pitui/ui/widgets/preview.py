@@ -22,11 +22,9 @@ from textual.message import Message
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from pitui.core.context import build_session_context
 from pitui.core.paths import shorten_home
 from pitui.core.session import Session, SessionError
 from pitui.render.safe_text import safe_line, safe_text
-from pitui.ui.rendering import render_messages
 
 PREVIEW_MESSAGES = 12
 
@@ -62,6 +60,8 @@ def _size(num: float) -> str:
 
 def load_preview(path: str, entry_id: str | None = None) -> PreviewData:
     """Everything the pane shows, read from the file (blocking: run it in a worker)."""
+    from pitui.core.context import build_session_context
+
     try:
         size = os.stat(path).st_size
         with Session.open(path) as session:
@@ -127,7 +127,7 @@ class SessionPreview(Vertical, can_focus=False):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._target: tuple[str, str | None] | None = None
+        self._target: tuple[str, str | None] | bool | None = False  # False: nothing shown yet
         self.loaded: PreviewData | None = None  # what is shown now (tests wait for it)
 
     def compose(self) -> ComposeResult:
@@ -138,7 +138,7 @@ class SessionPreview(Vertical, can_focus=False):
     @property
     def target(self) -> tuple[str, str | None] | None:
         """The (path, entry id) shown or being loaded."""
-        return self._target
+        return self._target if isinstance(self._target, tuple) else None
 
     def show(self, path: str | None, *, entry_id: str | None = None, force: bool = False) -> None:
         """Show ``path`` (at ``entry_id`` for a full-text hit); ``force`` re-reads the file."""
@@ -177,6 +177,8 @@ class SessionPreview(Vertical, can_focus=False):
             facts.update(safe_text(data.error, style="bold"))
             messages.update("")
             return
+        from pitui.ui.rendering import render_messages  # here: not needed for the first frame
+
         facts.update(self._facts(data))
         body: list[RenderableType] = []
         if data.note:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -31,9 +31,28 @@ LIVE_MARK = "● "
 HIT_TITLE_SHARE = 0.4
 
 
-@dataclass(frozen=True, slots=True)
-class ListRow:
-    """One display row, already decided by the screen (titles are sanitized when drawn)."""
+def cut_left(text: str, width: int) -> str:
+    """``text`` in at most ``width`` cells, cut at the start (``…`` marks the cut)."""
+    if cell_len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    kept: list[str] = []
+    used = 0
+    for char in reversed(text):
+        cells = cell_len(char)
+        if used + cells > width - 1:
+            break
+        kept.append(char)
+        used += cells
+    return "…" + "".join(reversed(kept))
+
+
+class ListRow(NamedTuple):
+    """One display row, already decided by the screen (titles are sanitized when drawn).
+
+    A named tuple: the picker makes one per listed session on every re-filter (a frozen
+    dataclass costs four times as much to build)."""
 
     key: str  # session path (or path + "#" + entry id for a full-text hit)
     title: str
@@ -132,7 +151,7 @@ class SessionList(ScrollView, can_focus=False):
         for position, row in enumerate(self._rows):
             live = row.path in keys
             if live != row.live:
-                self._rows[position] = replace(row, live=live)
+                self._rows[position] = row._replace(live=live)
                 changed = True
         if changed:
             self.refresh()
@@ -198,7 +217,7 @@ class SessionList(ScrollView, can_focus=False):
         base = self.rich_style
         if not self._rows:
             if y == 0 and self._empty_text:
-                style = base + self.get_component_rich_style("session-list--empty")
+                style = base + self._part("session-list--empty")
                 return Strip(
                     [Segment(one_line(self._empty_text, width), style)]
                 ).adjust_cell_length(width, base)
@@ -214,6 +233,20 @@ class SessionList(ScrollView, can_focus=False):
         age = age_text(row.modified, self.clock() * 1000)
         return one_line(f"{row.right} {age}" if row.right else age)
 
+    def _part(self, name: str) -> Style:
+        """A component's colour and text style, without its background: the row's background
+        (selected or not) shows through every part of a row."""
+        style = self.get_component_rich_style(name)
+        return Style(
+            color=style.color,
+            bold=style.bold,
+            dim=style.dim,
+            italic=style.italic,
+            underline=style.underline,
+            strike=style.strike,
+            reverse=style.reverse,
+        )
+
     def _snippet(self, row: ListRow, room: int, row_style: Style) -> Text:
         """The snippet cut to ``room`` cells so the match shows, the match highlighted."""
         snippet = row.snippet
@@ -224,15 +257,19 @@ class SessionList(ScrollView, can_focus=False):
             snippet, lead = snippet[cut:], "…"
             match = (match[0] - cut, match[1] - cut)
         text = Text(lead + one_line(snippet, max(room - len(lead), 0)), no_wrap=True, end="")
-        text.stylize(row_style + self.get_component_rich_style("session-list--snippet"))
+        text.stylize(row_style + self._part("session-list--snippet"))
         if match is not None:
             start, end = match[0] + len(lead), match[1] + len(lead)
-            text.stylize(self.get_component_rich_style("session-list--match"), start, end)
+            text.stylize(self._part("session-list--match"), start, end)
         return text
 
     def _render_row(self, row: ListRow, selected: bool, width: int, base: Style) -> Strip:
-        style_of = self.get_component_rich_style
-        row_style = base + style_of("session-list--selected") if selected else base
+        style_of = self._part
+        if selected:
+            row_style = base + Style(bgcolor=self.get_component_rich_style(
+                "session-list--selected").bgcolor)  # fmt: skip
+        else:
+            row_style = base
         confirming = row.key == self._confirm_key
         cursor = "› " if selected else "  "
         prefix = row.prefix
@@ -273,7 +310,8 @@ class SessionList(ScrollView, can_focus=False):
         if right:
             gap = width - used - cell_len(right)
             if gap < 1:
-                right = one_line(right, max(width - used - 1, 0))
+                # keep the end (count and age); a long path loses its beginning instead
+                right = cut_left(right, max(width - used - 1, 0))
                 gap = 1 if right else 0
             line.append(" " * gap, row_style)
             line.append(right, right_style)
