@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from pitui.core.jstext import js_trim
+from pitui.ui.widgets.safe_input import SafeInput, input_safe
 
 
 class TextInputModal(ModalScreen[str | None]):
@@ -18,6 +19,8 @@ class TextInputModal(ModalScreen[str | None]):
 
     With ``allow_empty=False`` (rename) Enter on an empty field keeps the dialog open, as pi does;
     with ``allow_empty=True`` (label) an empty value is returned (it clears the label).
+    A ``value`` with characters that could act on the terminal is shown without them; submitted
+    unchanged, the original ``value`` is returned (nothing is rewritten behind the user's back).
     """
 
     BINDINGS = [Binding("escape,ctrl+c", "cancel", "Cancel", priority=True, id="input.cancel")]
@@ -27,6 +30,7 @@ class TextInputModal(ModalScreen[str | None]):
         super().__init__()
         self._title = title
         self._value = value
+        self._shown = input_safe(value)
         self._hint = hint
         self._allow_empty = allow_empty
         self._placeholder = placeholder
@@ -34,7 +38,7 @@ class TextInputModal(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Static(Text(self._title, style="bold"), id="dialog-title")
-            yield Input(value=self._value, placeholder=self._placeholder, id="dialog-input")
+            yield SafeInput(value=self._shown, placeholder=self._placeholder, id="dialog-input")
             yield Static(Text(self._hint), id="dialog-hint")
 
     def on_mount(self) -> None:
@@ -45,7 +49,7 @@ class TextInputModal(ModalScreen[str | None]):
     @on(Input.Submitted)
     def _submit(self, event: Input.Submitted) -> None:
         event.stop()
-        value = js_trim(event.value)
+        value = js_trim(self._value if event.value == self._shown else event.value)
         if not value and not self._allow_empty:
             self.query_one("#dialog-hint", Static).update(
                 Text("A name cannot be empty. " + self._hint, style="bold")

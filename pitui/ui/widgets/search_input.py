@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from textual.binding import Binding
-from textual.widgets import Input
+
+from pitui.ui.widgets.safe_input import SafeInput
 
 
-class SearchInput(Input):
-    """An ``Input`` whose word-deletion keys behave like pi's editor.
+class SearchInput(SafeInput):
+    """A :class:`SafeInput` whose word-deletion keys behave like pi's editor.
 
     Keys the picker needs while typing (Tab, Ctrl+D, Ctrl+C, Ctrl+R, …) are priority bindings of
     the screen, so they win over ``Input``'s own (Ctrl+D would otherwise delete a character).

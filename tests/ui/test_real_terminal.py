@@ -1,0 +1,131 @@
+"""pitui in a real pseudo-terminal, on the terminal-hostile fixture: the bytes that reach the
+terminal hold none of the session's escape sequences.
+
+The snapshots prove what is drawn; this proves what is sent. The app runs as a user runs it
+(``python -m pitui``) with a pty as its terminal; the test walks the picker with its preview,
+the rename dialog, the doctor, the session view in the "all" filter and back, then reads
+everything pitui wrote.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import re
+import select
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import fixture_by_scenario
+from tests.ui.picker_kit import copy_fixture
+
+# What the fixture's messages hold (see its README) and pitui itself never sends.
+HOSTILE = [
+    b"\x1b]0;",  # set the window title
+    b"\x1b]8;;https://example.com",  # a hyperlink
+    b"\x1b[?1049h(alt",  # the alternate screen, from a message
+    b"\x1b[5A",  # cursor movement
+    b"\x1b[31mred",  # colours, from a name and from messages
+    b"\x1b[1;32m\xe2\x9c\x93",
+    b"\x1b[2K31m",
+    b"\xc2\x9b",  # a C1 CSI
+    b"\x07",  # the bell
+    b"\x08\x08\x08XYZ",  # backspaces
+    "\u202e".encode(),  # a bidi override
+]
+
+
+class Terminal:
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
+        self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 140, 0, 0))
+        self.proc = subprocess.Popen(
+            argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd,
+            start_new_session=True, close_fds=True,
+        )  # fmt: skip
+        os.close(slave)
+        self.output = bytearray()
+
+    def read(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            ready, _, _ = select.select([self.master], [], [], left)
+            if not ready:
+                return
+            try:
+                chunk = os.read(self.master, 65536)
+            except OSError:  # the app has exited
+                return
+            if not chunk:
+                return
+            self.output += chunk
+
+    def wait_for(self, text: bytes, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        start = len(self.output)
+        while text not in self.output[start:]:
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                tail = bytes(self.output[-2000:])
+                raise AssertionError(f"{text!r} never appeared; last output: {tail!r}")
+            self.read(0.2)
+
+    def send(self, keys: bytes, settle: float = 0.6) -> None:
+        os.write(self.master, keys)
+        self.read(settle)
+
+    def close(self) -> int:
+        try:
+            return self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            raise
+        finally:
+            os.close(self.master)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
+def test_no_session_escape_sequence_reaches_the_terminal(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    agent = home / ".pi" / "agent"
+    copy_fixture(fixture_by_scenario("pi-written", "terminal-hostile"), agent, "/home/ana/webapp")
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),
+        "PI_CODING_AGENT_DIR": str(agent),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+        "TZ": "UTC",
+    }
+    term = Terminal([sys.executable, "-m", "pitui", "--all", "--no-watch"], env, tmp_path)
+    try:
+        term.wait_for(b"Resume Session")
+        term.wait_for(b"last activity")  # the preview of the hostile session
+        term.send(b"\x12")  # Ctrl+R: rename, the hostile name pre-filled
+        term.wait_for(b"Rename Session")
+        term.send(b"\x1b", settle=1.0)  # Esc: cancel
+        term.send(b"\x1bOR")  # F3: the doctor
+        term.wait_for(b"healthy")
+        term.send(b"\x1b", settle=1.0)  # Esc: back to the picker
+        term.send(b"\x14")  # Ctrl+T: the session view
+        term.wait_for(b"Context at")
+        term.send(b"\x01", settle=1.0)  # Ctrl+A: every entry
+        term.send(b"\x1b", settle=1.0)  # Esc: back to the picker
+        term.send(b"\x1b", settle=1.0)  # Esc: quit
+    finally:
+        code = term.close()
+    assert code == 0
+    # Textual's own: the mouse pointer's shape (OSC 22, ended by a bell)
+    output = re.sub(rb"\x1b\]22;[a-z-]*\x07", b"", bytes(term.output))
+    assert b"Doctor" in output and b"red text" in output  # the hostile text was shown
+    for sequence in HOSTILE:
+        assert sequence not in output, f"{sequence!r} reached the terminal"
