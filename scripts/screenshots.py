@@ -118,6 +118,8 @@ async def main(only: str | None) -> None:
             nothing,
         ),
         ("help", lambda: app(), await press("f1")),
+        ("stats", lambda: app(scope="all"), await press("f2")),
+        ("doctor", lambda: app(), await press("f3")),
     ]
     for name, build, steps in shots:
         if only and only not in name:

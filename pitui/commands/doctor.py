@@ -127,84 +127,16 @@ def _json(reports: list[FileReport], leftovers: list[TempFile]) -> dict[str, Any
 # ------------------------------------------------------------------------------ human output
 
 
-def _size(n: int | None) -> str:
-    if n is None:
-        return "? bytes"
-    if n < 1024:
-        return f"{n} B"
-    value = float(n)
-    for unit in ("KiB", "MiB", "GiB"):
-        value /= 1024
-        if value < 1024 or unit == "GiB":
-            return f"{value:.1f} {unit}"
-    return f"{n} B"  # not reached
-
-
-def _headline(report: FileReport) -> str:
-    if report.healthy:
-        return "healthy"
-    counts = report.counts()
-    parts = [
-        f"{counts[level]} {level}{'s' if counts[level] != 1 else ''}"
-        for level in ("error", "warning")
-        if counts[level]
-    ]
-    status = {
-        "empty": "empty",
-        "not-a-session": "not a pi session",
-        "unsupported": "unsupported format",
-        "unreadable": "unreadable",
-    }.get(report.status)
-    return (f"{status}: " if status else "") + ", ".join(parts)
-
-
 def _print_file(report: FileReport, *, detailed: bool) -> None:
-    from pitui.core.doctor import severity
+    from pitui.core.doctor import report_lines
 
-    out(f"{report.path}: {_headline(report)}")
-    if report.status in ("ok", "problems"):
-        version = f"format version {report.version}" if report.version is not None else ""
-        entries = f"{report.entries} entr{'ies' if report.entries != 1 else 'y'}"
-        out(f"  file       {_size(report.size)}, {entries}, {version}")
-    if report.pi is not None:
-        for verdict in report.pi:
-            out(f"  pi {verdict.version:<7} {verdict.reason}")
-            for note in verdict.notes:
-                out(f"             {note}")
-    shown = report.problems[:_SHOWN_PROBLEMS]
-    if shown:
-        out("  problems")
-        for problem in shown:
-            where = f"line {problem.line} (byte {problem.offset})" if problem.line else "file"
-            out(f"    {severity(problem.kind):<8} {where}: {problem.kind}: {problem.reason}")
-        more = len(report.problems) - len(shown)
-        if more > 0:
-            out(f"    … and {more} more (--json lists them all)")
-    if not detailed:
-        return
-    for temp in report.temp_files:
-        if not temp.stale:
-            out(f"  note       {os.path.basename(temp.path)}: a rewrite may be running right now")
-    if report.largest:
-        out("  largest entries")
-        for big in report.largest:
-            what = f"{big.type}/{big.role}" if big.role else big.type
-            parts = ", ".join(f"{kind} {_size(n)}" for kind, n in list(big.parts.items())[:3])
-            images = f"; {big.images} image{'s' if big.images != 1 else ''}" if big.images else ""
-            out(
-                f"    line {big.line} (byte {big.offset})  {_size(big.length)}  {big.uid} "
-                f"{what}: {parts}{images}"
-            )
-    if report.bytes_by_kind and report.size:
-        total = report.size
-        shares = ", ".join(
-            f"{kind} {_size(n)} ({100 * n / total:.0f}%)"
-            for kind, n in list(report.bytes_by_kind.items())[:6]
-        )
-        out(f"  by kind    {shares}")
+    for line in report_lines(report, detailed=detailed, max_problems=_SHOWN_PROBLEMS):
+        out(line)
 
 
 def _print_scope(reports: list[FileReport], leftovers: list[TempFile]) -> None:
+    from pitui.core.doctor import size_text
+
     if not reports and not leftovers:
         out("no session files found")
         return
@@ -232,8 +164,8 @@ def _print_scope(reports: list[FileReport], leftovers: list[TempFile]) -> None:
                 for kind, n in list(report.bytes_by_kind.items())[:2]
             )
             top = report.largest[0] if report.largest else None
-            entry = f"; largest entry {_size(top.length)} of {top.kind}" if top else ""
+            entry = f"; largest entry {size_text(top.length)} of {top.kind}" if top else ""
             out(
-                f"  {_size(report.size):>10}  {report.path} "
+                f"  {size_text(report.size):>10}  {report.path} "
                 f"({report.entries:,} entries{'; ' + kinds if kinds else ''}{entry})"
             )

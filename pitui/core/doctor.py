@@ -58,7 +58,10 @@ __all__ = [
     "diagnose_file",
     "diagnose_paths",
     "find_temp_files",
+    "headline",
+    "report_lines",
     "severity",
+    "size_text",
 ]
 
 Severity = Literal["error", "warning", "note"]
@@ -935,3 +938,92 @@ def _age_text(seconds: float) -> str:
     if seconds < 172800:
         return f"{seconds / 3600:.0f} h"
     return f"{seconds / 86400:.0f} days"
+
+
+# ------------------------------------------------------------------------------- human report
+
+
+def size_text(n: int | None) -> str:
+    """A byte count for people: ``812 B``, ``4.2 KiB``, ``1.3 GiB``."""
+    if n is None:
+        return "? bytes"
+    if n < 1024:
+        return f"{n} B"
+    value = float(n)
+    for unit in ("KiB", "MiB", "GiB"):
+        value /= 1024
+        if value < 1024 or unit == "GiB":
+            return f"{value:.1f} {unit}"
+    return f"{n} B"  # not reached
+
+
+def headline(report: FileReport) -> str:
+    """``healthy``, or what is wrong in a few words (``2 errors, 1 warning``)."""
+    if report.healthy:
+        return "healthy"
+    counts = report.counts()
+    parts = [
+        f"{counts[level]} {level}{'s' if counts[level] != 1 else ''}"
+        for level in ("error", "warning")
+        if counts[level]
+    ]
+    status = {
+        "empty": "empty",
+        "not-a-session": "not a pi session",
+        "unsupported": "unsupported format",
+        "unreadable": "unreadable",
+    }.get(report.status)
+    return (f"{status}: " if status else "") + ", ".join(parts)
+
+
+def report_lines(
+    report: FileReport, *, detailed: bool = True, max_problems: int | None = None
+) -> list[str]:
+    """The doctor's human report of one file, as plain lines (``pitui doctor PATH`` prints them;
+    the app shows them). ``detailed`` adds the largest entries and what the bytes are; past
+    ``max_problems`` problems, one line says how many more there are.
+    Session text (problem reasons quote lines) is left as is: whoever shows it sanitizes it."""
+    lines: list[str] = []
+    out = lines.append
+    out(f"{report.path}: {headline(report)}")
+    if report.status in ("ok", "problems"):
+        version = f"format version {report.version}" if report.version is not None else ""
+        entries = f"{report.entries} entr{'ies' if report.entries != 1 else 'y'}"
+        out(f"  file       {size_text(report.size)}, {entries}, {version}")
+    if report.pi is not None:
+        for verdict in report.pi:
+            out(f"  pi {verdict.version:<7} {verdict.reason}")
+            for note in verdict.notes:
+                out(f"             {note}")
+    shown = report.problems if max_problems is None else report.problems[:max_problems]
+    if shown:
+        out("  problems")
+        for problem in shown:
+            where = f"line {problem.line} (byte {problem.offset})" if problem.line else "file"
+            out(f"    {severity(problem.kind):<8} {where}: {problem.kind}: {problem.reason}")
+        more = len(report.problems) - len(shown)
+        if more > 0:
+            out(f"    … and {more} more (--json lists them all)")
+    if not detailed:
+        return lines
+    for temp in report.temp_files:
+        if not temp.stale:
+            out(f"  note       {os.path.basename(temp.path)}: a rewrite may be running right now")
+    if report.largest:
+        out("  largest entries")
+        for big in report.largest:
+            what = f"{big.type}/{big.role}" if big.role else big.type
+            parts = ", ".join(f"{kind} {size_text(n)}" for kind, n in list(big.parts.items())[:3])
+            images = f"; {big.images} image{'s' if big.images != 1 else ''}" if big.images else ""
+            out(
+                f"    line {big.line} (byte {big.offset})  {size_text(big.length)}  {big.uid} "
+                f"{what}: {parts}{images}"
+            )
+    if report.bytes_by_kind and report.size:
+        total = report.size
+        shares = ", ".join(
+            f"{kind} {size_text(n)} ({100 * n / total:.0f}%)"
+            for kind, n in list(report.bytes_by_kind.items())[:6]
+        )
+        out(f"  by kind    {shares}")
+    return lines

@@ -95,6 +95,12 @@ COMMANDS: tuple[Command, ...] = (
     Command("picker.copy_resume", "alt+y", "copy_resume_command", "Copy resume command",
             "Copy the shell command that resumes the selected session in pi", "picker",
             show=False, priority=True),
+    Command("picker.stats", "f2", "show_stats", "Stats",
+            "Sessions, messages, tokens and cost of the sessions listed now, with spend per day",
+            "picker", show=False, priority=True),
+    Command("picker.doctor", "f3", "doctor", "Doctor",
+            "Check the selected session file for problems (read-only)", "picker", show=False,
+            priority=True),
     # Session tree (pi's /tree keys, ui-behaviour §3.14), owned by the BranchTree widget ----------
     Command("tree.up", "up", "cursor_up", "Up", "Previous row (wraps to the last)", "tree",
             show=False),
@@ -143,6 +149,9 @@ COMMANDS: tuple[Command, ...] = (
             "selected entry as a new session file", "session", priority=True),
     Command("session.follow", "ctrl+g", "toggle_follow", "Follow", "Follow new entries as pi "
             "writes them (on when opened at the leaf)", "session", priority=True),
+    Command("session.doctor", "f3", "doctor", "Doctor",
+            "Check this session file for problems (read-only)", "session", show=False,
+            priority=True),
     Command("session.copy_message", "ctrl+y", "copy_message", "Copy message",
             "Copy the selected entry's text to the clipboard", "session", show=False,
             priority=True),

@@ -14,14 +14,15 @@ import os
 import shutil
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import orjson
+from textual.containers import ScrollableContainer
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from pitui.config import Settings
 from pitui.core.paths import session_dir_for
@@ -188,7 +189,7 @@ async def settle(pilot: Pilot[Any], rounds: int = 4) -> None:
 
 
 async def wait_for(
-    pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10.0, what: str = ""
+    pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 20.0, what: str = ""
 ) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
@@ -198,14 +199,27 @@ async def wait_for(
 
 
 async def preview_loaded(pilot: Pilot[Any]) -> None:
+    """Until the preview shows its target, scrolled to its end (the pane shows the last
+    messages; the scroll happens after the layout, a few frames later)."""
     preview = pilot.app.screen.query_one(SessionPreview)
     await wait_for(
         pilot,
         lambda: preview.target is None
         or (preview.loaded is not None and (preview.loaded.path, preview.loaded.entry_id)
             == preview.target),
+        timeout=30.0,
         what="the preview",
     )  # fmt: skip
+    scroll = preview.query_one("#preview-scroll", ScrollableContainer)
+    messages = preview.query_one("#preview-messages", Static)
+    seen: list[tuple[float, float, int]] = []
+    deadline = time.monotonic() + 10.0
+    while time.monotonic() < deadline:
+        await pilot.pause()
+        seen.append((scroll.scroll_y, scroll.max_scroll_y, messages.size.height))
+        laid_out = messages.size.height > 0 or preview.target is None
+        if laid_out and len(seen) >= 4 and len(set(seen[-4:])) == 1 and seen[-1][0] >= seen[-1][1]:
+            break
     await pilot.pause()
 
 
@@ -222,3 +236,34 @@ def titles(app: PituiApp) -> list[str]:
 
 def static_text(app: PituiApp, selector: str) -> str:
     return str(picker(app).query_one(selector, Static).visual)
+
+
+# ------------------------------------------------------------------------------ snapshot steps
+Step = Callable[[Pilot[Any]], Awaitable[None]]
+
+
+def ready(*then: Step) -> Step:
+    """Wait for loads, filters and the preview; run ``then`` steps, waiting after each."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        # a blinking cursor would be on or off depending on timing
+        picker(pilot.app).search.cursor_blink = False  # type: ignore[arg-type]
+        await settle(pilot)
+        await preview_loaded(pilot)
+        for step in then:
+            await step(pilot)
+            await settle(pilot)
+            if isinstance(pilot.app.screen, PickerScreen):
+                await preview_loaded(pilot)
+            for editor in pilot.app.screen.query(Input):  # a dialog's input too
+                editor.cursor_blink = False
+        await pilot.pause()
+
+    return run_before
+
+
+def press(*keys: str) -> Step:
+    async def step(pilot: Pilot[Any]) -> None:
+        await pilot.press(*keys)
+
+    return step

@@ -8,12 +8,10 @@ every worker plus the preview finished before the picture is taken.
 from __future__ import annotations
 
 import os
-import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import pytest
 from textual.pilot import Pilot
 
 from pitui.config import Settings
@@ -22,26 +20,13 @@ from pitui.ui.app import AppOptions, PituiApp, make_app
 from pitui.ui.catalog import StoreCatalog
 from tests.conftest import fixture_by_scenario
 from tests.core.sessiondata import assistant, entry, user
-from tests.ui.picker_kit import copy_fixture, picker, preview_loaded, settle, write_session
+from tests.ui.picker_kit import copy_fixture, picker, press, ready, write_session
 
 SIZE = (120, 36)
 DAY_START = 1735689600.0  # 2025-01-01T00:00:00Z: the sessions' timestamps count from here
 CLOCK = DAY_START + 23 * 3600 + 59 * 60  # 23:59 that day: ages from "now" to "23h"
 
 Snap = Callable[..., bool]
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    folder = tmp_path / "home"
-    (folder / ".pi" / "agent").mkdir(parents=True)
-    monkeypatch.setenv("HOME", str(folder))
-    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(folder / ".pi" / "agent"))
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield folder
-    monkeypatch.undo()
-    time.tzset()
 
 
 def agent(home: Path) -> Path:
@@ -116,34 +101,6 @@ def app_for(home: Path, cwd: str, **options: Any) -> PituiApp:
             **options,
         ),
     )
-
-
-Step = Callable[[Pilot[Any]], Awaitable[None]]
-
-
-def ready(*then: Step) -> Step:
-    """Wait for loads, filters and the preview; run ``then`` steps, waiting after each."""
-
-    async def run_before(pilot: Pilot[Any]) -> None:
-        # a blinking cursor would be on or off depending on timing
-        picker(pilot.app).search.cursor_blink = False  # type: ignore[arg-type]
-        await settle(pilot)
-        await preview_loaded(pilot)
-        for step in then:
-            await step(pilot)
-            await settle(pilot)
-            if not pilot.app.screen.is_modal:
-                await preview_loaded(pilot)
-        await pilot.pause()
-
-    return run_before
-
-
-def press(*keys: str) -> Step:
-    async def step(pilot: Pilot[Any]) -> None:
-        await pilot.press(*keys)
-
-    return step
 
 
 def test_list_with_preview(snap_compare: Snap, home: Path) -> None:

@@ -722,7 +722,8 @@ class PickerScreen(Screen[None]):
         path = "on" if self.state.show_path else "off"
         first = (
             f'{key("picker.scope")} scope · re:<pattern> regex · "phrase" exact · '
-            f"{FULL_TEXT_PREFIX}<words> every message"
+            f"{FULL_TEXT_PREFIX}<words> every message · {key('picker.stats')} stats · "
+            f"{key('picker.doctor')} doctor"
         )
         second = (
             f"{key('picker.sort')} sort · {key('picker.named')} named · "
@@ -870,6 +871,39 @@ class PickerScreen(Screen[None]):
         item = self.selected_item
         if item is not None and self._on_open is not None:
             self._on_open(item, self.selected_entry)
+
+    # ------------------------------------------------------------------------- stats, doctor
+    def action_show_stats(self) -> None:
+        """Usage of the sessions listed now: the scope, narrowed by the search and filter."""
+        from pitui.core.stats import collect_stats
+        from pitui.ui.catalog import ensure_resource_tracker
+        from pitui.ui.screens.stats import StatsScreen
+
+        paths = [item.path for item in self._visible]
+        if not paths:
+            self.show_status("No sessions listed: nothing to count")
+            return
+        where = "all folders" if self.state.scope == "all" else "this folder"
+        plural = "s" if len(paths) != 1 else ""
+        title = f"Usage · {len(paths):,} session{plural} of {where}"
+        query = self.search.value.strip()
+        if query:
+            title += f" matching {one_line(query, 40)}"
+        elif self.state.named_only:
+            title += ", named only"
+
+        def compute(progress: Callable[[int, int], None], cancel: threading.Event) -> Any:
+            ensure_resource_tracker()  # (many files are read in a process pool)
+            return collect_stats(paths, by="model", progress=progress, cancel=cancel)
+
+        self.app.push_screen(StatsScreen(compute, title=title))
+
+    def action_doctor(self) -> None:
+        from pitui.ui.screens.doctor import DoctorScreen
+
+        item = self.selected_item
+        if item is not None:
+            self.app.push_screen(DoctorScreen(item.path))
 
     # -------------------------------------------------------------------------------- delete
     def action_delete(self) -> None:

@@ -1199,6 +1199,11 @@ class SessionScreen(Screen[None]):
             return
         copy_message(self.app, raw)
 
+    def action_doctor(self) -> None:
+        from pitui.ui.screens.doctor import DoctorScreen
+
+        self.app.push_screen(DoctorScreen(self.path))
+
     def action_copy_path(self) -> None:
         copy_session_path(self.app, self.path)
 

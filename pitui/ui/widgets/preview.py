@@ -187,7 +187,8 @@ class SessionPreview(Vertical, can_focus=False):
         if not data.messages:
             body.append(Text("(no messages on this branch)", style="dim"))
         messages.update(Group(*body))
-        self.query_one("#preview-scroll", VerticalScroll).scroll_end(animate=False)
+        # the last messages are what matter: stay at the end while the new content is laid out
+        self.query_one("#preview-scroll", VerticalScroll).anchor()
 
     def _facts(self, data: PreviewData) -> RenderableType:
         table = Table.grid(padding=(0, 1))

@@ -164,8 +164,8 @@ def _totals(totals: Tally) -> Text:
     text = Text()
     for number, (value, label) in enumerate(
         (
-            (f"{totals.sessions:,}", " sessions"),
-            (f"{totals.messages:,}", " messages"),
+            (f"{totals.sessions:,}", " session" if totals.sessions == 1 else " sessions"),
+            (f"{totals.messages:,}", " message" if totals.messages == 1 else " messages"),
             (f"{int(totals.total_tokens):,}", " tokens"),
             (format_cost(totals.cost), ""),
         )
