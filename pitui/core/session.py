@@ -27,8 +27,16 @@ import orjson
 from pitui.core import migrate
 from pitui.core.isotime import parse_iso_ms
 from pitui.core.jsonl import Buffer, LineReader, open_buffer, parse_json_line, read_line_at
-from pitui.core.jstext import js_trim
+from pitui.core.jstext import JS_WHITESPACE, js_trim
 from pitui.core.problems import Problem, ProblemKind
+
+# The one-pass loader (False: the plain reference loader, which tests compare it with).
+_FAST_LOAD = True
+
+# A load with this many entries moves its objects to the oldest GC generation (see Session._load).
+_PROMOTE_ENTRIES = 20_000
+
+_DUPLICATE_HEADER = "a second session header line (ignored, as pi does)"
 
 # A file whose last write is older than this is taken as finished: its unterminated last line is
 # read (pi accepts it) or reported as truncated, instead of being held back as pending.
@@ -254,6 +262,29 @@ _NAMES = {
 }  # fmt: skip
 
 
+def _entry_fields(obj: dict[str, Any], etype: str) -> tuple[tuple[Any, ...], Any]:
+    """``(info, usage)`` of an entry that is not a message."""
+    get = obj.get
+    if etype == "label":
+        return (get("targetId"), get("label")), None
+    if etype == "session_info":
+        return (get("name"),), None
+    if etype == "model_change":
+        return (get("provider"), get("modelId")), None
+    if etype == "thinking_level_change":
+        return (get("thinkingLevel"),), None
+    if etype == "compaction":
+        info = (get("firstKeptEntryId"), type(get("retainedTail")) is list, get("tokensBefore"))
+        return info, _usage(get("usage"))
+    if etype == "branch_summary" or etype == "usage":
+        return (), _usage(get("usage"))
+    if etype == "custom" or etype == "custom_message":
+        return (get("customType"),), None
+    if etype == "context_edit":
+        return (get("targetId"),), None
+    return (), None
+
+
 def _make_meta(obj: dict[str, Any], line: int, offset: int, length: int) -> EntryMeta:
     get = obj.get
     raw_id = get("id")
@@ -294,28 +325,250 @@ def _make_meta(obj: dict[str, Any], line: int, offset: int, length: int) -> Entr
                 meta.info = (message.get("customType"),)
         else:
             meta.role = "?"
-    elif etype == "label":
-        meta.info = (get("targetId"), get("label"))
-    elif etype == "session_info":
-        meta.info = (get("name"),)
-    elif etype == "model_change":
-        meta.info = (get("provider"), get("modelId"))
-    elif etype == "thinking_level_change":
-        meta.info = (get("thinkingLevel"),)
-    elif etype == "compaction":
-        meta.info = (
-            get("firstKeptEntryId"),
-            type(get("retainedTail")) is list,
-            get("tokensBefore"),
-        )
-        meta.usage = _usage(get("usage"))
-    elif etype == "branch_summary" or etype == "usage":
-        meta.usage = _usage(get("usage"))
-    elif etype == "custom" or etype == "custom_message":
-        meta.info = (get("customType"),)
-    elif etype == "context_edit":
-        meta.info = (get("targetId"),)
+    elif type(etype) is str:
+        meta.info, meta.usage = _entry_fields(obj, etype)
     return meta
+
+
+def _parse_odd_line(
+    line: bytes, line_no: int, offset: int, unterminated: bool, problems: list[Problem]
+) -> Any:
+    """A line orjson refused, as :class:`LineReader` treats it: blank (skipped), recoverable
+    (invalid UTF-8, lone surrogates: parsed, reported) or broken (``None``, reported)."""
+    if not line or line.isspace():
+        return None
+    obj, kind, reason = parse_json_line(line)
+    if kind is not None:
+        if unterminated and obj is None:
+            kind = ProblemKind.TRUNCATED
+            reason = f"unterminated last line does not parse ({reason})"
+        problems.append(Problem(kind, line_no, offset, reason))
+    return obj
+
+
+class _Linker:
+    """Index and link the normal file as its entries come, in file order: every entry has its own
+    id and a parent that is null or read before it. ``ok`` turns False (and the rest is skipped)
+    at the first entry that breaks that; the caller then links from scratch."""
+
+    __slots__ = ("branching", "by_id", "ok", "roots")
+
+    def __init__(self) -> None:
+        self.by_id: dict[str, EntryMeta] = {}
+        self.roots: list[EntryMeta] = []
+        self.branching: list[EntryMeta] = []  # nodes with several children: to be sorted
+        self.ok = True
+
+    def add(self, metas: list[EntryMeta]) -> None:
+        if not self.ok:
+            return
+        by_id = self.by_id
+        roots = self.roots
+        branching = self.branching
+        for meta in metas:
+            entry_id = meta.id
+            if entry_id is None or entry_id in by_id:
+                self.ok = False
+                return
+            pid = meta.parent_id
+            if pid is None:
+                roots.append(meta)
+            else:
+                try:
+                    parent = by_id.get(pid)  # None for anything but a known id
+                except TypeError:  # a list or an object: not hashable
+                    parent = None
+                if parent is None:
+                    self.ok = False
+                    return
+                meta.parent = parent
+                meta.parent_id = parent.id  # the same string: one object kept, not two
+                children = parent.children
+                if children is None:
+                    parent.children = [meta]
+                else:
+                    if len(children) == 1:
+                        branching.append(parent)
+                    children.append(meta)
+            by_id[entry_id] = meta
+
+    def finish(self, session: Session) -> None:
+        for meta in self.branching:
+            meta.children.sort(key=_child_key)  # type: ignore[union-attr]
+        session.by_id = self.by_id
+        session.by_uid = dict(self.by_id)
+        session.roots = self.roots
+
+
+class _Scan:
+    """What :func:`_scan` read from a range of lines."""
+
+    __slots__ = ("calls", "dup_problems", "end", "entries", "line_no", "pending", "problems",
+                 "specials")  # fmt: skip
+
+    def __init__(self, entries: list[EntryMeta], specials: list[EntryMeta],
+                 calls: list[tuple[str, str]], dup_problems: list[Problem],
+                 problems: list[Problem], end: int, line_no: int,
+                 pending: int) -> None:  # fmt: skip
+        self.entries = entries
+        self.specials = specials  # the labels and session names among them
+        self.calls = calls  # (toolCall id, entry id) in file order
+        self.dup_problems = dup_problems  # second session headers
+        self.problems = problems  # what the line reader would report
+        self.end = end  # where the next read starts
+        self.line_no = line_no  # the line number there
+        self.pending = pending  # bytes of an unterminated last line held back
+
+
+def _scan(buf: Buffer, pos: int, line_no: int, final: bool) -> _Scan:
+    """Read the lines from ``pos`` (line ``line_no``, after the header) to the end exactly as
+    :class:`LineReader` and :func:`_make_meta` would, with as little work per line as possible:
+    besides orjson's parse, this loop is most of the time to open a big session.
+    """
+    entries: list[EntryMeta] = []
+    add = entries.append
+    specials: list[EntryMeta] = []
+    calls: list[tuple[str, str]] = []
+    dup_problems: list[Problem] = []
+    problems: list[Problem] = []
+    pending = 0
+    find = buf.find
+    loads = orjson.loads
+    decode_error = orjson.JSONDecodeError
+    names = _NAMES
+    white = JS_WHITESPACE
+    no_parent = NO_PARENT_KEY
+    new = object.__new__
+    stop = len(buf)
+    while pos < stop:
+        nl = find(b"\n", pos)
+        if nl >= 0:
+            end = nl
+            next_pos = nl + 1
+        elif final:
+            end = next_pos = stop
+        else:
+            pending = stop - pos  # pi may be writing it: held back
+            break
+        start = pos
+        current = line_no
+        pos = next_pos
+        line_no += 1
+        try:
+            obj = loads(buf[start:end])
+        except decode_error:
+            obj = _parse_odd_line(buf[start:end], current, start, nl < 0, problems)
+            if obj is None:
+                continue
+        if type(obj) is not dict:
+            problems.append(
+                Problem(
+                    ProblemKind.MALFORMED,
+                    current,
+                    start,
+                    f"a JSON {type(obj).__name__}, not an object",
+                )
+            )
+            continue
+        get = obj.get
+        etype = get("type")
+        raw_id = get("id")
+        ts = get("timestamp")
+        if type(ts) is not str:
+            ts = None
+        usage = None
+        info: tuple[Any, ...] = ()
+        role: Any
+        if etype == "message":
+            etype = "message"
+            message = get("message")
+            if type(message) is not dict:
+                role = "?"
+            else:
+                mget = message.get
+                role = mget("role")
+                if type(role) is not str:
+                    role = "?"
+                elif role == "assistant":
+                    role = "assistant"
+                    content = mget("content")
+                    has_text = False
+                    call_ids: tuple[str, ...] = ()
+                    if type(content) is list:
+                        for block in content:
+                            if type(block) is dict:
+                                kind = block.get("type")
+                                if kind == "toolCall":
+                                    call_id = block.get("id")
+                                    if type(call_id) is str:
+                                        call_ids += (call_id,)
+                                elif kind == "text" and not has_text:
+                                    text = block.get("text")
+                                    if isinstance(text, str) and text:
+                                        # visible unless JavaScript's trim leaves nothing
+                                        has_text = (
+                                            text[0] not in white
+                                            or text[-1] not in white
+                                            or bool(js_trim(text))
+                                        )
+                    elif isinstance(content, str):
+                        has_text = bool(js_trim(content))
+                    info = (mget("provider"), mget("model"), mget("stopReason"), has_text,
+                            call_ids)  # fmt: skip
+                    raw_usage = mget("usage")
+                    if type(raw_usage) is dict:
+                        uget = raw_usage.get
+                        cost = uget("cost")
+                        usage = (uget("input"), uget("output"), uget("cacheRead"),
+                                 uget("cacheWrite"), uget("totalTokens"),
+                                 cost.get("total") if type(cost) is dict else None)  # fmt: skip
+                    if call_ids and type(raw_id) is str:
+                        for call_id in call_ids:
+                            calls.append((call_id, raw_id))
+                elif role == "toolResult":
+                    role = "toolResult"
+                    info = (mget("toolCallId"),)
+                    raw_usage = mget("usage")
+                    if raw_usage is not None:
+                        usage = _usage(raw_usage)
+                else:
+                    role = names.get(role, role)
+                    if role == "custom" or role == "hookMessage":
+                        info = (mget("customType"),)
+        elif etype == "session":
+            dup_problems.append(
+                Problem(ProblemKind.DUPLICATE_HEADER, current, start, _DUPLICATE_HEADER)
+            )
+            continue
+        else:
+            role = None
+            if type(etype) is str:
+                etype = names.get(etype, etype)
+                info, usage = _entry_fields(obj, etype)
+            else:
+                etype = "?"
+        # EntryMeta(...), its fields set here: a call to a class with an __init__ costs a tenth
+        # of this loop's own work (test_fast_load checks that every field is set)
+        meta = new(EntryMeta)
+        if type(raw_id) is str:
+            meta.uid = meta.id = raw_id
+        else:
+            meta.uid = f"#{current}"
+            meta.id = None
+        meta.parent_id = get("parentId", no_parent)
+        meta.type = etype
+        meta.timestamp = ts
+        meta.line = current
+        meta.offset = start
+        meta.length = end - start
+        meta.parent = meta.children = None
+        meta.role = role
+        meta.usage = usage
+        meta.info = info
+        add(meta)
+        if role is None and (etype == "label" or etype == "session_info"):
+            specials.append(meta)
+    return _Scan(entries, specials, calls, dup_problems, problems, pos, line_no, pending)
 
 
 @dataclass(slots=True)
@@ -422,70 +675,129 @@ class Session:
         return session
 
     def _load(self, buf: Buffer, *, final: bool) -> None:
+        gc_was_enabled = gc.isenabled()
+        gc.disable()  # millions of small objects, no cycles: the collector only costs time here
+        try:
+            if _FAST_LOAD:
+                self._load_fast(buf, final=final)
+            else:
+                self._load_reference(buf, final=final)
+        finally:
+            if gc_was_enabled:
+                gc.enable()
+        if len(self.entries) >= _PROMOTE_ENTRIES and gc.get_freeze_count() == 0:
+            # The index is long-lived. Left young, its objects would be scanned by the next two
+            # collections (0.4 s for 100k entries, right after the load); promoted straight to
+            # the oldest generation (freeze then unfreeze: a list splice, no scan) only full
+            # collections see them, as they would anyway.
+            gc.freeze()
+            gc.unfreeze()
+
+    def _check_header(self, obj: dict[str, Any], line: int) -> None:
+        if line == 1 and obj.get("kind") == "header":
+            raise UnsupportedFormatError(
+                f"{self.path}: unsupported v4 harness session "
+                "(first line is a `kind: header` record)"
+            )
+        if obj.get("type") != "session" or not isinstance(obj.get("id"), str):
+            raise NotASessionError(
+                f"{self.path}: not a valid pi session "
+                "(the first JSON line is not a session header with a string id)"
+            )
+
+    def _no_header(self, pending: int) -> NotASessionError:
+        if pending:
+            return NotASessionError(f"{self.path}: no complete session header yet (being written?)")
+        return NotASessionError(f"{self.path}: not a valid pi session (no session header)")
+
+    def _load_reference(self, buf: Buffer, *, final: bool) -> None:
+        """The plain loader: :class:`LineReader`, :func:`_make_meta`, then index and link.
+
+        Used for v1 files (ids and parents are assigned after reading) and, in tests, as the
+        reference :meth:`_load_fast` must agree with.
+        """
         reader = LineReader(buf, final=final)
         entries = self.entries
         ordinals = self._ordinals
         header: dict[str, Any] | None = None
-        first_seen = False
         v1 = False
-        gc_was_enabled = gc.isenabled()
-        gc.disable()  # millions of small objects, no cycles: the collector only costs time here
-        try:
-            for line, offset, length, obj in reader:
-                if not first_seen:
-                    first_seen = True
-                    if line == 1 and obj.get("kind") == "header":
-                        raise UnsupportedFormatError(
-                            f"{self.path}: unsupported v4 harness session "
-                            "(first line is a `kind: header` record)"
-                        )
-                    if obj.get("type") != "session" or not isinstance(obj.get("id"), str):
-                        raise NotASessionError(
-                            f"{self.path}: not a valid pi session "
-                            "(the first JSON line is not a session header with a string id)"
-                        )
-                    header = obj
-                    v1 = migrate.needs_v1_ids(header)
-                    self._header_line = bytes(buf[offset : offset + length])
+        for line, offset, length, obj in reader:
+            if header is None:
+                self._check_header(obj, line)
+                header = obj
+                v1 = migrate.needs_v1_ids(header)
+                self._header_line = bytes(buf[offset : offset + length])
+                ordinals.append(None)
+                continue
+            if obj.get("type") == "session":
+                self.problems.append(
+                    Problem(ProblemKind.DUPLICATE_HEADER, line, offset, _DUPLICATE_HEADER)
+                )
+                if v1:
                     ordinals.append(None)
-                    continue
-                if obj.get("type") == "session":
-                    self.problems.append(
-                        Problem(
-                            ProblemKind.DUPLICATE_HEADER,
-                            line,
-                            offset,
-                            "a second session header line (ignored, as pi does)",
-                        )
-                    )
-                    if v1:
-                        ordinals.append(None)
-                    continue
-                meta = _make_meta(obj, line, offset, length)
-                if v1:
-                    index = obj.get("firstKeptEntryIndex")
-                    if meta.type == "compaction" and isinstance(index, int | float):
-                        self._v1_first_kept[meta.uid] = int(index)
-                entries.append(meta)
-                if v1:
-                    ordinals.append(meta)
-        finally:
-            if gc_was_enabled:
-                gc.enable()
+                continue
+            meta = _make_meta(obj, line, offset, length)
+            if v1:
+                index = obj.get("firstKeptEntryIndex")
+                if meta.type == "compaction" and isinstance(index, int | float):
+                    self._v1_first_kept[meta.uid] = int(index)
+            entries.append(meta)
+            if v1:
+                ordinals.append(meta)
         self.problems.extend(reader.problems)
         self.problems.sort(key=lambda p: p.line)
         self.end_offset = reader.end_offset
         self.next_line = reader.next_line_no
         self.pending = reader.pending
         if header is None:
-            if reader.pending:
-                raise NotASessionError(
-                    f"{self.path}: no complete session header yet (being written?)"
-                )
-            raise NotASessionError(f"{self.path}: not a valid pi session (no session header)")
+            raise self._no_header(reader.pending)
         self.header = header
         self._migrate()
         self._index_all()
+
+    def _load_fast(self, buf: Buffer, *, final: bool) -> None:
+        """What :meth:`_load_reference` does, with little work per line (issue 2: a 200 MB
+        session in about the time orjson alone takes to parse it).
+
+        :func:`_scan` reads the lines (the line reader and :func:`_make_meta` inlined). Then the
+        normal file (every entry has its own id and a parent written before it) is linked in
+        one pass; anything else (a missing or duplicate id, a parent not read yet) is indexed
+        and linked from scratch by :meth:`_index_all`, as the reference loader does.
+        """
+        # Up to the header: the tolerant reader (BOM, blank and broken lines before it).
+        reader = LineReader(buf, final=final)
+        header: dict[str, Any] | None = None
+        for line, offset, length, obj in reader:
+            self._check_header(obj, line)
+            header = obj
+            self._header_line = bytes(buf[offset : offset + length])
+            break
+        if header is None:
+            raise self._no_header(reader.pending)
+        if migrate.needs_v1_ids(header):
+            # small, old files: ids and parents come after reading; the plain loader does it
+            self._load_reference(buf, final=final)
+            return
+        part = _scan(buf, reader.end_offset, reader.next_line_no, final)
+        self.entries = entries = part.entries
+        linker = _Linker()
+        linker.add(entries)
+        # as the reference loader orders them: its own problems, then the reader's, by line
+        self.problems = part.dup_problems + reader.problems + part.problems
+        self.end_offset = part.end
+        self.next_line = part.line_no
+        self.pending = part.pending
+        self.header = header
+        self._migrate()
+        if not linker.ok:
+            self._index_all()
+            return
+        linker.finish(self)
+        self.problems.sort(key=lambda p: p.line)  # as _link leaves them
+        tool_calls = self.tool_calls
+        for call_id, uid in part.calls:
+            tool_calls[call_id] = uid  # the last one wins, as pi's lookup
+        self._resolve_labels(part.specials, reset=False)
 
     def _migrate(self) -> None:
         version = migrate.header_version(self.header)

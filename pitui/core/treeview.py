@@ -191,9 +191,10 @@ def _kind(meta: EntryMeta) -> int:
     role = meta.role
     if role == "assistant":
         info = meta.info
-        if len(info) == 4:
-            # session.py's assistant record (provider, model, stopReason, has visible text): read
-            # directly, the properties cost a third of flattening a big session
+        if len(info) == 5:
+            # session.py's assistant record (provider, model, stopReason, has visible text,
+            # tool call ids): read directly, the properties cost a third of flattening a big
+            # session
             stop, has_text = info[2], info[3]
         else:
             stop, has_text = meta.stop_reason, meta.has_text

@@ -16,7 +16,6 @@ is rebuilt whenever the selected entry's path changes.) Every write goes through
 from __future__ import annotations
 
 import asyncio
-import gc
 import io
 import os
 import time
@@ -508,11 +507,8 @@ class SessionScreen(Screen[None]):
     @work(thread=True, group="open", exit_on_error=False)
     def _open(self) -> None:
         """Read the file, flatten its tree and count its spend, all off the event loop."""
-        # The index is long-lived and acyclic: the cycle collector has nothing to find in it,
-        # but would scan it again and again while it grows (a third of the time to read 100,000
-        # entries), and every frame afterwards: pause it while reading, then freeze the index.
-        collecting = gc.isenabled()
-        gc.disable()
+        # (no gc.freeze() here: the index holds cycles, parent <-> children, and a frozen one
+        # would never be freed; Session.open already keeps the collector off its new objects)
         try:
             stat = os.stat(self.path)
             session = Session.open(self.path)
@@ -520,10 +516,6 @@ class SessionScreen(Screen[None]):
         except (SessionError, OSError) as exc:
             self.post_message(self.Opened(None, str(exc)))
             return
-        finally:
-            if collecting:
-                gc.enable()
-        gc.freeze()
         model = TreeView(
             session,
             selected=self.initial_select,

@@ -1,0 +1,229 @@
+"""The one-pass loader (``Session._load_fast``) builds exactly what the plain reference loader does.
+
+The reference (``_FAST_LOAD = False``: the line reader, ``_make_meta``, then index and link) is
+the readable statement of the rules; the fast loader inlines all of it for speed (issue 2). Every
+field of every entry, the links, roots, labels, name, tool-call map, problems (line, offset,
+reason, order) and the read position must agree, on real files and on hostile and damaged ones.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pitui.core import session as session_module
+from pitui.core.jstext import JS_WHITESPACE
+from pitui.core.session import NO_PARENT_KEY, EntryMeta, Session, SessionError
+from tests.conftest import FIXTURES
+from tests.core.sessiondata import HEADER, jsonl, ts
+from tests.core.test_damage_property import damaged_file
+from tests.core.test_hostile_input import JSONISH, hostile_entry
+
+
+@contextmanager
+def reference_loader() -> Iterator[None]:
+    saved = session_module._FAST_LOAD
+    session_module._FAST_LOAD = False
+    try:
+        yield
+    finally:
+        session_module._FAST_LOAD = saved
+
+
+def snapshot(session: Session) -> dict[str, Any]:
+    def uid(meta: Any) -> str | None:
+        return None if meta is None else str(meta.uid)
+
+    for meta in session.entries:
+        for name in EntryMeta.__slots__:
+            getattr(meta, name)  # the fast loader sets every field itself: none left unset
+
+    entries = [
+        (
+            m.uid, m.id, "<absent>" if m.parent_id is NO_PARENT_KEY else repr(m.parent_id),
+            m.type, m.timestamp, m.line, m.offset, m.length, m.role, repr(m.usage),
+            repr(m.info), uid(m.parent), [c.uid for c in m.children or ()],
+        )
+        for m in session.entries
+    ]  # fmt: skip
+    return {
+        "entries": entries,
+        "roots": [m.uid for m in session.roots],
+        "by_id": {k: m.uid for k, m in session.by_id.items()},
+        "by_uid": {k: m.uid for k, m in session.by_uid.items()},
+        "labels": list(session.labels.items()),
+        "label_times": list(session.label_times.items()),
+        "name": session.name,
+        "tool_calls": list(session.tool_calls.items()),
+        "problems": [(p.kind, p.line, p.offset, p.reason) for p in session.problems],
+        "end": (session.end_offset, session.next_line, session.pending),
+        "header": session.header,
+        "version": session.original_version,
+        "header_line": session._header_line,
+        "v1_chain": session._v1_chain,
+    }
+
+
+def outcome(data: bytes, *, final: bool) -> Any:
+    try:
+        return snapshot(Session.from_bytes(data, final=final))
+    except SessionError as exc:
+        return (type(exc).__name__, str(exc))
+
+
+def assert_same(data: bytes, *, final: bool = True) -> None:
+    fast = outcome(data, final=final)
+    with reference_loader():
+        reference = outcome(data, final=final)
+    assert fast == reference
+
+
+def _fixture_files() -> list[Path]:
+    return sorted(p for p in FIXTURES.rglob("*.jsonl") if p.is_file())
+
+
+@pytest.mark.parametrize("path", _fixture_files(), ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_fixture_files_load_the_same(path: Path) -> None:
+    data = path.read_bytes()
+    assert_same(data)
+    assert_same(data, final=False)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), final=st.booleans())
+def test_damaged_files_load_the_same(data: st.DataObject, final: bool) -> None:
+    content, _ = damaged_file(data)
+    assert_same(content, final=final)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    entries=st.lists(hostile_entry(), max_size=12),
+    version=st.sampled_from([None, 1, 2, 3, "3"]),
+    cut=st.integers(min_value=0),
+    junk=st.binary(max_size=20),
+    final=st.booleans(),
+)
+def test_hostile_files_load_the_same(
+    entries: list[dict[str, Any]], version: Any, cut: int, junk: bytes, final: bool
+) -> None:
+    header = dict(HEADER)
+    if version is None:
+        del header["version"]
+    else:
+        header["version"] = version
+    data = b"".join(json.dumps(e).encode() + b"\n" for e in [header, *entries])
+    if junk:
+        cut %= len(data) + 1
+        data = data[:cut] + junk + data[cut:]
+    assert_same(data, final=final)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.binary(max_size=300), final=st.booleans())
+def test_random_bytes_load_the_same(data: bytes, final: bool) -> None:
+    assert_same(b"\xef\xbb\xbf" + jsonl() + data, final=final)
+    assert_same(data, final=final)
+
+
+# The fields the index keeps of messages, with the odd values a file may hold.
+WHITE = st.text(alphabet=st.sampled_from(JS_WHITESPACE + "\x1c\x1f\x85 a"), max_size=4)
+BLOCK = st.one_of(
+    st.builds(lambda t: {"type": "text", "text": t}, st.one_of(WHITE, JSONISH)),
+    st.builds(lambda i: {"type": "toolCall", "id": i}, st.one_of(st.text(), JSONISH)),
+    st.builds(lambda t: {"type": "thinking", "thinking": t}, WHITE),
+    JSONISH,
+)  # fmt: skip
+MESSAGE = st.fixed_dictionaries(
+    {"role": st.sampled_from(["assistant", "toolResult", "user", "custom", "hookMessage", "x"])},
+    optional={
+        "content": st.one_of(WHITE, st.lists(BLOCK, max_size=4), JSONISH),
+        "provider": JSONISH,
+        "model": JSONISH,
+        "stopReason": JSONISH,
+        "toolCallId": JSONISH,
+        "customType": JSONISH,
+        "usage": st.one_of(
+            JSONISH,
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "input": JSONISH,
+                    "output": st.integers(),
+                    "totalTokens": st.floats(),
+                    "cost": st.one_of(JSONISH, st.fixed_dictionaries({"total": JSONISH})),
+                },
+            ),
+        ),
+    },
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(messages=st.lists(st.one_of(MESSAGE, JSONISH), min_size=1, max_size=8))
+def test_message_fields_load_the_same(messages: list[Any]) -> None:
+    lines = [orjson.dumps(HEADER)]
+    parent = None
+    for n, message in enumerate(messages):
+        eid = f"m{n}"
+        lines.append(json.dumps({"type": "message", "id": eid, "parentId": parent,
+                                 "timestamp": ts(n), "message": message}).encode())  # fmt: skip
+        parent = eid
+    assert_same(b"\n".join(lines) + b"\n")
+
+
+def test_a_tree_with_branches_labels_and_a_name_loads_the_same() -> None:
+    rows: list[dict[str, Any]] = [HEADER]
+    for n in range(40):
+        parent = None if n == 0 else f"e{(n * 7) % n}" if n % 3 == 0 else f"e{n - 1}"
+        rows.append(
+            {
+                "type": "message",
+                "id": f"e{n}",
+                "parentId": parent,
+                "timestamp": ts(40 - n),
+                "message": {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "toolCall", "id": f"c{n % 5}"},
+                        {"type": "text", "text": " x"},
+                    ],
+                },
+            }
+        )
+        if n % 4 == 0:
+            rows.append(
+                {
+                    "type": "label",
+                    "id": f"l{n}",
+                    "parentId": f"e{n}",
+                    "timestamp": ts(n),
+                    "targetId": f"e{n // 2}",
+                    "label": n % 8 or None,
+                }
+            )
+        if n % 10 == 0:
+            rows.append(
+                {
+                    "type": "session_info",
+                    "id": f"s{n}",
+                    "parentId": f"e{n}",
+                    "timestamp": ts(n),
+                    "name": f" name {n} ",
+                }
+            )
+    rows.append({"type": "label", "id": "lx", "parentId": "e39", "timestamp": ts(1),
+                 "targetId": "nowhere", "label": "lost"})  # fmt: skip
+    data = jsonl(*(orjson.dumps(r) for r in rows))
+    assert_same(data)
+    session = Session.from_bytes(data)
+    assert session.name == "name 30"
+    assert session.tool_calls["c0"] == "e35"
