@@ -75,7 +75,10 @@ def to_png(svg: Path) -> None:
 
 
 async def main(only: str | None) -> None:
-    os.environ.setdefault("XDG_CACHE_HOME", tempfile.mkdtemp(prefix="pitui-shots-cache-"))
+    # the demo store's path shows in the preview: the same path on every run, a fresh store
+    cache = Path(tempfile.gettempdir()) / "pitui-screenshots-cache"
+    shutil.rmtree(cache, ignore_errors=True)
+    os.environ["XDG_CACHE_HOME"] = str(cache)
     demo = ensure_demo_store(base_time=BASE_TIME)
     OUT.mkdir(exist_ok=True)
     picks = find_sessions(demo)
