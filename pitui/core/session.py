@@ -601,6 +601,10 @@ class Stats:
         }
 
 
+# How many of the last bytes read refresh() compares to tell an in-place rewrite from growth.
+_TAIL_BYTES = 64
+
+
 @dataclass(frozen=True, slots=True)
 class RefreshResult:
     kind: Literal["unchanged", "grew", "replaced"]
@@ -643,6 +647,7 @@ class Session:
         self.next_line = 1
         self.pending = 0
         self._header_line = b""
+        self._tail = b""  # the last bytes read (before end_offset): an in-place rewrite shows
         self._inode: tuple[int, int] | None = None
         self._ordinals: list[EntryMeta | None] = []  # v1 only: parsed objects, header = None
         self._v1_first_kept: dict[str, int] = {}
@@ -661,6 +666,7 @@ class Session:
                 final = time.time() - stat.st_mtime >= SETTLE_SECONDS
             with open_buffer(session.path) as buf:
                 session._load(buf, final=final)
+                session._remember_tail(buf)
             session._inode = (stat.st_dev, stat.st_ino)
         except IsADirectoryError as exc:
             raise UnreadableError(f"{session.path}: is a directory") from exc
@@ -1026,8 +1032,9 @@ class Session:
     def refresh(self) -> RefreshResult:
         """Follow the file: read only what was appended since the last read.
 
-        A file that shrank, changed inode or changed its first line was replaced: it is
-        re-read whole.
+        A file that shrank, changed inode, or changed its first line or the last bytes read
+        (rewritten in place) was replaced: it is re-read whole. (A same-size edit of the middle
+        alone is not noticed: that would take reading the whole file on every change.)
         """
         if self._data is not None:
             return RefreshResult("unchanged")
@@ -1036,21 +1043,32 @@ class Session:
         except OSError as exc:
             raise UnreadableError(f"{self.path}: {exc.strerror or exc}") from exc
         replaced = (stat.st_dev, stat.st_ino) != self._inode or stat.st_size < self.end_offset
+        if not replaced:
+            # same file, not shorter: still the one read if its first line and the last bytes
+            # read are unchanged (an editor or a tool may rewrite it in place, even same size)
+            with open(self.path, "rb") as handle:
+                head = os.pread(handle.fileno(), len(self._header_line), 0)
+                tail = os.pread(handle.fileno(), len(self._tail), self.end_offset - len(self._tail))
+            replaced = (
+                head.lstrip(b"\xef\xbb\xbf") != self._header_line.lstrip(b"\xef\xbb\xbf")
+                or tail != self._tail
+            )
         if not replaced and stat.st_size == self.end_offset + self.pending:
             final = time.time() - stat.st_mtime >= SETTLE_SECONDS
             if not (final and self.pending):
                 return RefreshResult("unchanged")
-        if not replaced:
-            with open(self.path, "rb") as handle:
-                head = os.pread(handle.fileno(), len(self._header_line), 0)
-            replaced = head.lstrip(b"\xef\xbb\xbf") != self._header_line.lstrip(b"\xef\xbb\xbf")
         if replaced:
             self.reload()
             return RefreshResult("replaced", tuple(self.entries))
         final = time.time() - stat.st_mtime >= SETTLE_SECONDS
         with open_buffer(self.path) as buf:
             new = self._extend(buf, final=final)
+            self._remember_tail(buf)
         return RefreshResult("grew", tuple(new)) if new else RefreshResult("unchanged")
+
+    def _remember_tail(self, buf: Buffer) -> None:
+        end = self.end_offset
+        self._tail = bytes(buf[max(0, end - _TAIL_BYTES) : end])
 
     def reload(self) -> None:
         """Read the file again from scratch (it was replaced, or pitui rewrote it)."""
