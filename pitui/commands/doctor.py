@@ -135,7 +135,7 @@ def _print_file(report: FileReport, *, detailed: bool) -> None:
 
 
 def _print_scope(reports: list[FileReport], leftovers: list[TempFile]) -> None:
-    from pitui.core.doctor import size_text
+    from pitui.core.units import format_bytes
 
     if not reports and not leftovers:
         out("no session files found")
@@ -164,8 +164,8 @@ def _print_scope(reports: list[FileReport], leftovers: list[TempFile]) -> None:
                 for kind, n in list(report.bytes_by_kind.items())[:2]
             )
             top = report.largest[0] if report.largest else None
-            entry = f"; largest entry {size_text(top.length)} of {top.kind}" if top else ""
+            entry = f"; largest entry {format_bytes(top.length)} of {top.kind}" if top else ""
             out(
-                f"  {size_text(report.size):>10}  {report.path} "
+                f"  {format_bytes(report.size):>10}  {report.path} "
                 f"({report.entries:,} entries{'; ' + kinds if kinds else ''}{entry})"
             )

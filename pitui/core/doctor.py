@@ -46,6 +46,7 @@ from pitui.core.session import (
     UnreadableError,
     UnsupportedFormatError,
 )
+from pitui.core.units import format_bytes
 
 __all__ = [
     "BigEntry",
@@ -61,7 +62,6 @@ __all__ = [
     "headline",
     "report_lines",
     "severity",
-    "size_text",
 ]
 
 Severity = Literal["error", "warning", "note"]
@@ -943,20 +943,6 @@ def _age_text(seconds: float) -> str:
 # ------------------------------------------------------------------------------- human report
 
 
-def size_text(n: int | None) -> str:
-    """A byte count for people: ``812 B``, ``4.2 KiB``, ``1.3 GiB``."""
-    if n is None:
-        return "? bytes"
-    if n < 1024:
-        return f"{n} B"
-    value = float(n)
-    for unit in ("KiB", "MiB", "GiB"):
-        value /= 1024
-        if value < 1024 or unit == "GiB":
-            return f"{value:.1f} {unit}"
-    return f"{n} B"  # not reached
-
-
 def headline(report: FileReport) -> str:
     """``healthy``, or what is wrong in a few words (``2 errors, 1 warning``)."""
     if report.healthy:
@@ -989,7 +975,7 @@ def report_lines(
     if report.status in ("ok", "problems"):
         version = f"format version {report.version}" if report.version is not None else ""
         entries = f"{report.entries} entr{'ies' if report.entries != 1 else 'y'}"
-        out(f"  file       {size_text(report.size)}, {entries}, {version}")
+        out(f"  file       {format_bytes(report.size)}, {entries}, {version}")
     if report.pi is not None:
         for verdict in report.pi:
             out(f"  pi {verdict.version:<7} {verdict.reason}")
@@ -1013,16 +999,17 @@ def report_lines(
         out("  largest entries")
         for big in report.largest:
             what = f"{big.type}/{big.role}" if big.role else big.type
-            parts = ", ".join(f"{kind} {size_text(n)}" for kind, n in list(big.parts.items())[:3])
+            parts = ", ".join(f"{kind} {format_bytes(n)}"
+                              for kind, n in list(big.parts.items())[:3])
             images = f"; {big.images} image{'s' if big.images != 1 else ''}" if big.images else ""
             out(
-                f"    line {big.line} (byte {big.offset})  {size_text(big.length)}  {big.uid} "
+                f"    line {big.line} (byte {big.offset})  {format_bytes(big.length)}  {big.uid} "
                 f"{what}: {parts}{images}"
             )
     if report.bytes_by_kind and report.size:
         total = report.size
         shares = ", ".join(
-            f"{kind} {size_text(n)} ({100 * n / total:.0f}%)"
+            f"{kind} {format_bytes(n)} ({100 * n / total:.0f}%)"
             for kind, n in list(report.bytes_by_kind.items())[:6]
         )
         out(f"  by kind    {shares}")

@@ -16,12 +16,12 @@ from typing import Any, Final
 from rich.style import Style
 from rich.text import Text
 
+from pitui.core.units import format_bytes
 from pitui.render.safe_text import safe_line
 
 __all__ = [
     "JPEG_SCAN_LIMIT",
     "ImageInfo",
-    "format_bytes",
     "image_info",
     "image_placeholder",
     "sniff_dimensions",
@@ -218,18 +218,6 @@ def image_info(data: object, mime_type: object = None) -> ImageInfo:
         dims = sniff_dimensions(head)[1]
     width, height = dims if dims is not None else (None, None)
     return ImageInfo(mime, size, fmt, width, height, None if fmt else "unknown format")
-
-
-def format_bytes(size: int) -> str:
-    """A byte count for people: ``90 B``, ``1.5 KiB``, ``3.2 MiB``."""
-    if size < 1024:
-        return f"{size} B"
-    value = float(size)
-    for unit in ("KiB", "MiB", "GiB"):
-        value /= 1024
-        if value < 1024 or unit == "GiB":
-            return f"{value:.1f} {unit}"
-    raise AssertionError("unreachable")
 
 
 def image_placeholder(block: Any) -> Text:

@@ -46,6 +46,7 @@ from pitui.core.paths import shorten_home
 from pitui.core.problems import ProblemKind
 from pitui.core.session import EntryMeta, Session, SessionError, Stats
 from pitui.core.treeview import TreeView
+from pitui.core.units import format_bytes
 from pitui.core.watch import (
     FileCursor,
     SessionCreated,
@@ -100,14 +101,6 @@ class ContextView:
     lines: list[Strip]  # the drawn lines (a "more above" line first while first > 0)
     top: int  # first line of the selected entry's own message (scrolled into view)
     width: int
-
-
-def _size(num: float) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if num < 1024 or unit == "GB":
-            return f"{num:.0f} {unit}" if unit == "B" else f"{num:.1f} {unit}"
-        num /= 1024
-    return f"{num:.1f} GB"
 
 
 def _local_time(millis: float | None) -> str:
@@ -616,7 +609,7 @@ class SessionScreen(Screen[None]):
         if counts is not None:
             ends = f"{counts.leaves:,} branch end{'s' if counts.leaves != 1 else ''}"
         facts = Text(
-            f"{_size(self._file_size)} · created {_local_time(created)} · "
+            f"{format_bytes(self._file_size)} · created {_local_time(created)} · "
             f"modified {_local_time(self._mtime * 1000)} · {len(session.entries):,} entries · "
             f"{ends}",
             no_wrap=True,

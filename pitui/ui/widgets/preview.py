@@ -24,6 +24,7 @@ from textual.worker import get_current_worker
 
 from pitui.core.paths import shorten_home
 from pitui.core.session import Session, SessionError
+from pitui.core.units import format_bytes
 from pitui.render.safe_text import safe_line, safe_text
 
 PREVIEW_MESSAGES = 12
@@ -48,14 +49,6 @@ def _local(iso: str | None) -> str:
         return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
     except ValueError:
         return iso
-
-
-def _size(num: float) -> str:
-    for unit in ("B", "KB", "MB"):
-        if num < 1024:
-            return f"{num:.0f} {unit}" if unit == "B" else f"{num:.1f} {unit}"
-        num /= 1024
-    return f"{num:.1f} GB"
 
 
 def load_preview(path: str, entry_id: str | None = None) -> PreviewData:
@@ -91,7 +84,7 @@ def load_preview(path: str, entry_id: str | None = None) -> PreviewData:
                 ("created", _local(session.created)),
                 ("last activity", _local(modified)),
                 ("messages", f"{active.messages} on the branch · {whole.messages} in the file"),
-                ("branches", f"{leaves} · {len(session.entries)} entries · {_size(size)}"),
+                ("branches", f"{leaves} · {len(session.entries)} entries · {format_bytes(size)}"),
                 ("model", f"{model} · thinking {context.thinking_level}"),
                 (
                     "tokens",
