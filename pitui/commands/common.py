@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from typing import TYPE_CHECKING, Any
-
-import orjson
 
 if TYPE_CHECKING:
     from pitui.core.session import EntryMeta
@@ -31,11 +28,15 @@ _UNSAFE_IN_JSON = re.compile("[\u0080-\u009f\u061c\u200e\u200f\u2028-\u202e\u206
 
 
 def json_text(value: Any, *, indent: bool = True) -> str:
+    import orjson  # (here: `pitui list --json` prints stored JSON and never needs it)
+
     try:
         text = orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else 0).decode()
     except TypeError:
         # orjson refuses lone surrogates (pi's "\ud83d" escapes): the standard encoder writes
         # them as \u escapes, which is still valid JSON
+        import json
+
         text = json.dumps(value, indent=2 if indent else None, ensure_ascii=True)
     return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
@@ -43,6 +44,19 @@ def json_text(value: Any, *, indent: bool = True) -> str:
 def emit_json(value: Any) -> None:
     """JSON on stdout, terminal-safe: no control character reaches the terminal raw."""
     sys.stdout.write(json_text(value) + "\n")
+    sys.stdout.flush()
+
+
+def emit_json_bytes(data: bytes) -> None:
+    """Already terminal-safe JSON text (UTF-8) on stdout, and a newline, in one write."""
+    sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("_", "-")
+    if buffer is None or encoding not in ("utf-8", "utf8"):
+        sys.stdout.write(data.decode() + "\n")
+    else:
+        buffer.write(data + b"\n")
+        buffer.flush()
     sys.stdout.flush()
 
 

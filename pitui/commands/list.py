@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from pitui.core.search import Row
@@ -70,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.fts is not None:
             return _full_text(store, scope, args)
+        if args.json and not args.search and _print_listed(store, scope, args):
+            return 0
         progress = _progress_printer()
         sessions = store.load(scope, progress=progress, texts=args.no_index and bool(args.search))
         _end_progress(progress)
@@ -84,6 +86,24 @@ def run(args: argparse.Namespace) -> int:
         _warn(store)
         store.close()
     return 0
+
+
+def _print_listed(store: Store, scope: Scope, args: argparse.Namespace) -> bool:
+    """``--json`` without a search, from the stored JSON of each session: the same bytes as
+    :func:`~pitui.commands.common.emit_json` of every ``to_json()``, without building them.
+    False (nothing printed) when a session's JSON needs the standard encoder (lone surrogates).
+    """
+    progress = _progress_printer()
+    listed = store.load_listed(scope, progress=progress)
+    _end_progress(progress)
+    elements = [item.listing for item in store.order(listed, args.sort, args.named)]
+    if None in elements:
+        return False
+    from pitui.commands.common import emit_json_bytes
+
+    body = b",\n".join(cast("list[bytes]", elements))
+    emit_json_bytes(b"[\n" + body + b"\n]" if elements else b"[]")
+    return True
 
 
 def _warn(store: Store) -> None:

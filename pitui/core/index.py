@@ -1,10 +1,16 @@
 """The disposable SQLite index: one row per session file, and a full-text index of message bodies.
 
 Lives in ``$XDG_CACHE_HOME/pitui/index.sqlite3``. Deleting it loses nothing. Each file's row is
-keyed by ``(size, mtime_ns, inode, device)`` and holds the listing record, the byte offset parsed
-so far and the resumable :class:`~pitui.core.summary.SummaryState`; a file that only grew is
-parsed from that offset (the worker checks the file's first line and the bytes just before the
-offset to notice a file rewritten in place).
+keyed by ``(size, mtime_ns, inode, device)`` and holds the listing record (whole, and as the
+little a warm ``pitui list --json`` needs: the sort fields and its JSON text ready to print),
+the byte offset parsed so far and the resumable :class:`~pitui.core.summary.SummaryState`; a
+file that only grew is parsed from that offset (the worker checks the file's first line and the
+bytes just before the offset to notice a file rewritten in place).
+
+Folder listings (tables ``folders`` and ``overlays``, written by the store): for each folder,
+the keys of all its files and the listing records of its sessions in one marshal blob, plus an
+overlay of what changed since; a warm ``pitui list --json`` reads these and no per-file row.
+They are checked against the files' keys every time, so a stale one only costs a re-read.
 
 Robustness: WAL mode and a busy timeout let several pitui processes share the file. A damaged
 file is deleted and rebuilt, with a one-line warning (:attr:`Index.warnings`); if the cache
@@ -22,6 +28,7 @@ when orphans outnumber a quarter of the live rows.
 from __future__ import annotations
 
 import contextlib
+import marshal
 import os
 import re
 import sqlite3
@@ -29,19 +36,13 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from pitui.core.jsonl import BOM, parse_json_line
 from pitui.core.jstext import JS_WHITESPACE, js_trim
-from pitui.core.migrate import header_version, v1_id
-from pitui.core.summary import (
-    FileSummary,
-    Resume,
-    SessionInfo,
-    dump_json,
-    load_json,
-    read_lines,
-)
+
+if TYPE_CHECKING:
+    # (imported where used: a warm listing needs none of the parsing code)
+    from pitui.core.summary import FileSummary, Resume, SessionInfo
 
 __all__ = [
     "FTS_BODY_CAP",
@@ -52,6 +53,7 @@ __all__ = [
     "FtsTask",
     "Index",
     "TextHit",
+    "decode_brief",
     "entry_body",
     "extract_bodies",
     "fts_match_expression",
@@ -59,7 +61,8 @@ __all__ = [
 ]
 
 INDEX_FILE = "index.sqlite3"
-SCHEMA_VERSION = "2"
+# (the brief column is in marshal's format: another format version rebuilds the index)
+SCHEMA_VERSION = f"5-{marshal.version}"
 BUSY_TIMEOUT_MS = 5000
 # Characters of one message body given to the full-text index (a 10 MB tool output is cut).
 FTS_BODY_CAP = 256 * 1024
@@ -80,11 +83,15 @@ CREATE TABLE IF NOT EXISTS files (
     ino INTEGER NOT NULL,
     dev INTEGER NOT NULL,
     offset INTEGER NOT NULL,
-    row BLOB,
     fts_offset INTEGER NOT NULL DEFAULT 0,
-    fts_line INTEGER NOT NULL DEFAULT 1
+    fts_line INTEGER NOT NULL DEFAULT 1,
+    brief BLOB,
+    listing BLOB,
+    row BLOB
 );
 CREATE INDEX IF NOT EXISTS files_dir ON files (dir);
+CREATE TABLE IF NOT EXISTS folders (dir TEXT PRIMARY KEY, listing BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS overlays (dir TEXT PRIMARY KEY, overlay BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS states (
     path TEXT PRIMARY KEY,
     head BLOB NOT NULL,
@@ -128,6 +135,8 @@ class Cached:
         return (self.size, self.mtime_ns, self.ino, self.dev)
 
     def info(self) -> SessionInfo | None:
+        from pitui.core.summary import SessionInfo, load_json
+
         if self.row is None:
             return None
         return SessionInfo.from_row(self.path, self.size, load_json(self.row))
@@ -226,7 +235,7 @@ class Index:
 
     @staticmethod
     def _drop_all(conn: sqlite3.Connection) -> None:
-        for name in ("fts", "fts_docs", "states", "files", "meta"):
+        for name in ("fts", "fts_docs", "states", "overlays", "folders", "files", "meta"):
             conn.execute(f"DROP TABLE IF EXISTS {name}")
 
     def _open(self) -> sqlite3.Connection:
@@ -319,25 +328,152 @@ class Index:
 
     def cached(self, dirs: Iterable[str] | None = None) -> dict[str, Cached]:
         """Rows of the files directly in ``dirs`` (all rows when ``None``)."""
+        rows = self._select("path, dir, size, mtime_ns, ino, dev, offset, row", dirs)
+        return {row[0]: Cached(*row) for row in rows}
 
-        def op(conn: sqlite3.Connection) -> dict[str, Cached]:
-            query = "SELECT path, dir, size, mtime_ns, ino, dev, offset, row FROM files"
+    def listing(self, dirs: Iterable[str] | None = None, *, brief: bool = False) -> list[Any]:
+        """What a listing checks and shows of the files directly in ``dirs`` (all when
+        ``None``): plain tuples ``(path, brief, payload)``, where ``brief`` is
+        :func:`decode_brief`'s input and ``payload`` the ``SessionInfo.to_row()`` JSON, or with
+        ``brief=True`` its :func:`~pitui.core.summary.listing_element` (``None`` for a file
+        that is not a session). Three columns, no objects: a warm listing is mostly this."""
+        payload = "listing" if brief else "row"
+        return self._select(f"path, brief, {payload}", dirs)
+
+    def listing_of(self, paths: Sequence[str], *, brief: bool = False) -> list[Any]:
+        """:meth:`listing`'s rows of these files (those the index has)."""
+        paths = [p for p in paths if _storable(p)]
+        payload = "listing" if brief else "row"
+
+        def op(conn: sqlite3.Connection) -> list[Any]:
+            rows: list[Any] = []
+            for start in range(0, len(paths), 500):
+                part = list(paths[start : start + 500])
+                marks = ",".join("?" * len(part))
+                rows.extend(
+                    conn.execute(
+                        f"SELECT path, brief, {payload} FROM files WHERE path IN ({marks})", part
+                    )
+                )
+            return rows
+
+        return self._run(op, [], write=False)
+
+    def folder_listings(
+        self, dirs: Iterable[str] | None = None
+    ) -> dict[str, tuple[bytes, bytes | None]]:
+        """The stored listing of each whole folder among ``dirs`` (all when ``None``), as the
+        store wrote it (:meth:`put_folders`): ``(base, overlay)``, each marshal of ``({path:
+        key}, [Listed tuple, …])``: the keys of every ``.jsonl`` file the folder had and the
+        records of its sessions; the overlay (or None) holds what changed since the base (a
+        key ``False``: the file is gone). Valid while the folder's files have exactly those
+        keys; a warm listing reads only these."""
+
+        def op(conn: sqlite3.Connection) -> dict[str, tuple[bytes, bytes | None]]:
+            # (the overlays in a table of their own: writing one never rewrites a base)
             if dirs is None:
-                rows = conn.execute(query).fetchall()
+                bases = dict(conn.execute("SELECT dir, listing FROM folders").fetchall())
+                overlays = dict(conn.execute("SELECT dir, overlay FROM overlays").fetchall())
             else:
                 wanted = [d for d in dict.fromkeys(dirs) if _storable(d)]
-                rows = []
+                bases, overlays = {}, {}
                 for start in range(0, len(wanted), 500):
                     part = wanted[start : start + 500]
                     marks = ",".join("?" * len(part))
-                    rows.extend(conn.execute(f"{query} WHERE dir IN ({marks})", part).fetchall())
-            return {row[0]: Cached(*row) for row in rows}
+                    bases.update(
+                        conn.execute(
+                            f"SELECT dir, listing FROM folders WHERE dir IN ({marks})", part
+                        )
+                    )
+                    overlays.update(
+                        conn.execute(
+                            f"SELECT dir, overlay FROM overlays WHERE dir IN ({marks})", part
+                        )
+                    )
+            return {d: (base, overlays.get(d)) for d, base in bases.items()}
 
         return self._run(op, {}, write=False)
+
+    def put_folders(self, listings: dict[str, tuple[bytes | None, bytes | None]]) -> None:
+        """Store folder listings (see :meth:`folder_listings`): ``(base, overlay)``, or
+        ``(None, overlay)`` to keep the base and replace the overlay."""
+        whole = [(d, base, over) for d, (base, over) in listings.items() if base is not None]
+        overlays = [(over, d) for d, (base, over) in listings.items() if base is None]
+        whole = [item for item in whole if _storable(item[0])]
+        overlays = [item for item in overlays if _storable(item[1])]
+        if not whole and not overlays:
+            return
+
+        def op(conn: sqlite3.Connection) -> None:
+            conn.executemany(
+                "INSERT OR REPLACE INTO folders (dir, listing) VALUES (?, ?)",
+                [(d, base) for d, base, _ in whole],
+            )
+            conn.executemany("DELETE FROM overlays WHERE dir = ?", [(d,) for d, _, _ in whole])
+            conn.executemany(
+                "INSERT OR REPLACE INTO overlays (dir, overlay) VALUES (?, ?)",
+                [(d, over) for over, d in overlays],
+            )
+
+        self._run(op, None, write=True)
+
+    def forget_folders(self, dirs: Sequence[str]) -> None:
+        """Drop whole folders that vanished: their files and their listings."""
+        dirs = [d for d in dirs if _storable(d)]
+        if not dirs:
+            return
+
+        def op(conn: sqlite3.Connection) -> list[str]:
+            found: list[str] = []
+            for start in range(0, len(dirs), 500):
+                part = list(dirs[start : start + 500])
+                marks = ",".join("?" * len(part))
+                found.extend(
+                    row[0]
+                    for row in conn.execute(f"SELECT path FROM files WHERE dir IN ({marks})", part)
+                )
+                conn.execute(f"DELETE FROM folders WHERE dir IN ({marks})", part)
+                conn.execute(f"DELETE FROM overlays WHERE dir IN ({marks})", part)
+            return found
+
+        self.forget(self._run(op, [], write=True))
+
+    def dirs_of(self, paths: Sequence[str]) -> dict[str, str]:
+        """The directory each of ``paths`` was listed in."""
+        paths = [p for p in paths if _storable(p)]
+
+        def op(conn: sqlite3.Connection) -> dict[str, str]:
+            found: dict[str, str] = {}
+            for start in range(0, len(paths), 500):
+                part = list(paths[start : start + 500])
+                marks = ",".join("?" * len(part))
+                found.update(
+                    conn.execute(f"SELECT path, dir FROM files WHERE path IN ({marks})", part)
+                )
+            return found
+
+        return self._run(op, {}, write=False)
+
+    def _select(self, columns: str, dirs: Iterable[str] | None) -> list[Any]:
+        def op(conn: sqlite3.Connection) -> list[Any]:
+            query = f"SELECT {columns} FROM files"
+            if dirs is None:
+                return conn.execute(query).fetchall()
+            wanted = [d for d in dict.fromkeys(dirs) if _storable(d)]
+            rows: list[Any] = []
+            for start in range(0, len(wanted), 500):
+                part = wanted[start : start + 500]
+                marks = ",".join("?" * len(part))
+                rows.extend(conn.execute(f"{query} WHERE dir IN ({marks})", part).fetchall())
+            return rows
+
+        return self._run(op, [], write=False)
 
     def resumes(self, paths: Sequence[str]) -> dict[str, Resume]:
         """Where parsing of ``paths`` stopped, for files that look like they only grew."""
         paths = [p for p in paths if _storable(p)]
+
+        from pitui.core.summary import Resume
 
         def op(conn: sqlite3.Connection) -> dict[str, Resume]:
             found: dict[str, Resume] = {}
@@ -363,6 +499,8 @@ class Index:
         A file parsed from the start (not resumed) loses its full-text rows: they described
         content that may be gone.
         """
+        from pitui.core.summary import dump_json
+
         # a file name that is not UTF-8 cannot be a key: such a file is parsed every time
         good = [r for r in results if r.error is None and _storable(r.path)]
         if not good:
@@ -373,17 +511,18 @@ class Index:
             if fresh:
                 self._orphan_fts(conn, fresh)
             conn.executemany(
-                "INSERT INTO files (path, dir, size, mtime_ns, ino, dev, offset, row) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET "
+                "INSERT INTO files (path, dir, size, mtime_ns, ino, dev, offset, brief, listing, "
+                "row) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET "
                 "dir = excluded.dir, size = excluded.size, mtime_ns = excluded.mtime_ns, "
                 "ino = excluded.ino, dev = excluded.dev, offset = excluded.offset, "
-                "row = excluded.row",
+                "brief = excluded.brief, listing = excluded.listing, row = excluded.row",
                 [
                     (
                         r.path,
                         dirs.get(r.path, os.path.dirname(r.path)),
                         *r.key,
                         r.offset,
+                        *_brief_and_listing(r),
                         dump_json(r.row) if r.row is not None else None,
                     )
                     for r in good
@@ -587,6 +726,35 @@ class Index:
         )
 
 
+def _brief_and_listing(result: FileSummary) -> tuple[bytes, bytes | None]:
+    """The ``brief`` and ``listing`` columns of a file (see :func:`decode_brief`)."""
+    from pitui.core.summary import SessionInfo, listing_element
+
+    if result.row is None:
+        return marshal.dumps((tuple(result.key),)), None
+    info = SessionInfo.from_row(result.path, result.key[0], result.row)
+    brief = marshal.dumps(
+        (tuple(result.key), info.modified, info.parent_session_path, info.name, info.cwd, info.id)
+    )
+    # made by the worker; a summary made without it (by hand) gets the same value here
+    listing = result.listing if result.listing is not None else listing_element(info)
+    return brief, listing
+
+
+def decode_brief(data: bytes | None) -> tuple[Any, ...] | None:
+    """The ``brief`` column: ``(key,)`` for a file that is not a session, else ``(key,
+    modified, parentSessionPath, name, cwd, id)`` (``key`` is ``(size, mtime_ns, inode,
+    device)``); ``None`` if unreadable. marshal: decoded faster than JSON, and a warm listing
+    imports no JSON library."""
+    if data is None:
+        return None
+    try:
+        found = marshal.loads(data)
+    except (ValueError, EOFError, TypeError):
+        return None
+    return found if type(found) is tuple and found else None
+
+
 def _storable(path: str) -> bool:
     try:
         path.encode("utf-8")
@@ -721,6 +889,10 @@ def extract_bodies(task: FtsTask) -> FtsResult:
 
 
 def _extract(fd: int, task: FtsTask) -> FtsResult:
+    from pitui.core.jsonl import BOM, parse_json_line
+    from pitui.core.migrate import header_version, v1_id
+    from pitui.core.summary import read_lines
+
     size = os.fstat(fd).st_size
     docs: list[tuple[str, str, int, int, str]] = []
     v1 = False
@@ -777,6 +949,8 @@ def _extract(fd: int, task: FtsTask) -> FtsResult:
 
 
 def _line_text(path: str, offset: int, length: int) -> dict[str, Any] | None:
+    from pitui.core.jsonl import BOM, parse_json_line
+
     try:
         with open(path, "rb") as handle:
             handle.seek(offset)

@@ -12,12 +12,21 @@ pool, newest first, and handed out in batches with progress ``(loaded, total)`` 
 paint before the whole store is read. ``Store(use_index=False)`` computes everything from the
 files (the reference the index must agree with).
 
+:meth:`Store.load_listed` is ``pitui list --json``'s fast path: :class:`Listed` records (the sort
+fields and the session's JSON text, ready to print) answered a whole folder at a time from the
+index's folder listings when the folder's files have the keys listed (one stat per file and one
+decode per folder: no per-file rows, no objects beyond a tuple per session). The threaded order
+of such records (:meth:`Store.order`) sends only the sessions in a fork relation through the
+forest; the rest keep their place by ``modified``.
+
 The picker's search, sort modes and Named filter (ui §2.4-§2.6) are :mod:`pitui.core.search`;
 :meth:`Store.rows` applies them to a loaded list.
 """
 
 from __future__ import annotations
 
+import marshal
+import operator
 import os
 import stat
 import threading
@@ -25,11 +34,10 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar, cast
 
 from pitui.core import paths
 from pitui.core.index import (
-    Cached,
     FtsResult,
     FtsTask,
     Index,
@@ -37,11 +45,24 @@ from pitui.core.index import (
     extract_bodies,
     hit_snippet,
 )
-from pitui.core.search import Row, SortMode, default_normalize_path, filter_and_sort
-from pitui.core.summary import FileSummary, Resume, SessionInfo, summarise_file
+from pitui.core.search import (
+    Row,
+    S,
+    SearchableSession,
+    SortMode,
+    default_normalize_path,
+    filter_and_sort,
+    named_filter,
+    searchable_text,
+)
+
+if TYPE_CHECKING:
+    # (imported where used: a warm listing needs none of the parsing code)
+    from pitui.core.summary import FileSummary, Resume, SessionInfo
 
 __all__ = [
     "Candidate",
+    "Listed",
     "Progress",
     "Scope",
     "SessionInfo",
@@ -81,6 +102,37 @@ class Candidate:
     link: bool = False  # the name is a symbolic link
 
 
+class Listed(NamedTuple):
+    """A listed session as ``pitui list --json`` needs it: what orders and filters it, and its
+    element of the JSON array (:func:`~pitui.core.summary.listing_element`; ``None`` when
+    orjson cannot write it). A :class:`~pitui.core.search.SearchableSession` whose searchable
+    text has no message text (like a :class:`SessionInfo` before its texts are loaded)."""
+
+    path: str
+    modified: int
+    parent_session_path: str | None
+    name: str | None
+    cwd: str
+    id: str
+    listing: bytes | None
+
+    @property
+    def search_text(self) -> str:
+        return searchable_text(self.id, self.name, "", self.cwd)
+
+    @classmethod
+    def of(cls, info: SessionInfo, listing: bytes | None) -> Listed:
+        return cls(
+            info.path, info.modified, info.parent_session_path, info.name, info.cwd, info.id,
+            listing,
+        )  # fmt: skip
+
+
+# sort keys of Listed records (path, modified) at C speed
+_path_of = operator.itemgetter(0)
+_modified_of = operator.itemgetter(1)
+
+
 def sort_sessions(sessions: Iterable[SessionInfo]) -> list[SessionInfo]:
     """pi's listing order: ``modified`` newest first; ties by path (pi leaves them unspecified)."""
     return sorted(sessions, key=lambda s: (-s.modified, s.path))
@@ -114,35 +166,56 @@ def _expand(path: str) -> str:
     return os.path.normpath(os.path.abspath(path))
 
 
-def _scan_dir(directory: str) -> list[Candidate]:
-    """The ``.jsonl`` files directly in ``directory`` (none if it is missing or unreadable)."""
-    found: list[Candidate] = []
+_Key = tuple[int, int, int, int]  # (size, mtime_ns, inode, device)
+_SCANDIR_FD = os.scandir in os.supports_fd and hasattr(os, "O_DIRECTORY")
+# A scanned name: (path, directory, key or None, is a link); plain tuples.
+_Scanned = tuple[str, str, "_Key | None", bool]
+
+
+def _scan_dir(directory: str, keys: dict[str, _Key | None], links: list[str]) -> None:
+    """The ``.jsonl`` names directly in ``directory`` (none if it is missing or unreadable)
+    into ``keys``, with ``None`` for a name that is no readable regular file; the names that
+    are symbolic links (or cannot be looked at) also into ``links``."""
+    is_regular = stat.S_ISREG
+    prefix = os.path.join(directory, "")
+    fd: int | None = None
     try:
-        with os.scandir(directory) as entries:
+        if _SCANDIR_FD:  # each stat is then relative to the directory (fstatat): a bit faster
+            fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        with os.scandir(directory if fd is None else fd) as entries:
             for entry in entries:
-                if not entry.name.endswith(".jsonl"):
+                name = entry.name
+                if not name.endswith(".jsonl"):
                     continue
-                path = os.path.join(directory, entry.name)
+                path = prefix + name  # os.path.join(directory, name)
                 try:
                     link = entry.is_symlink()
                     st = entry.stat()
                 except OSError:
-                    found.append(Candidate(path, directory, None, True))
+                    keys[path] = None
+                    links.append(path)
                     continue
-                key = (
+                if link:
+                    links.append(path)
+                keys[path] = (
                     (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
-                    if stat.S_ISREG(st.st_mode)
+                    if is_regular(st.st_mode)
                     else None
                 )
-                found.append(Candidate(path, directory, key, link))
     except OSError:
         pass
-    return found
+    finally:
+        if fd is not None:
+            os.close(fd)
 
 
-def _subdirs(root: str) -> list[str]:
+def _subdirs(root: str, plain: list[str] | None = None) -> list[str]:
     """Sub-directories of the sessions root (symbolic links to directories count, as in pi
-    1.x); files lying directly in the root are not sessions of any folder."""
+    1.x); files lying directly in the root are not sessions of any folder. The names that are
+    not symbolic links are added to ``plain``."""
     dirs: list[str] = []
     try:
         with os.scandir(root) as entries:
@@ -150,6 +223,8 @@ def _subdirs(root: str) -> list[str]:
                 try:
                     if entry.is_dir():
                         dirs.append(os.path.join(root, entry.name))
+                        if plain is not None and not entry.is_symlink():
+                            plain.append(entry.name)
                 except OSError:
                     continue
     except OSError:
@@ -157,8 +232,18 @@ def _subdirs(root: str) -> list[str]:
     return sorted(dirs)
 
 
+def __getattr__(name: str) -> Any:
+    if name == "SessionInfo":  # re-exported, imported on first use
+        from pitui.core.summary import SessionInfo
+
+        return SessionInfo
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def _summarise_many(tasks: Sequence[tuple[str, Resume | None]]) -> list[FileSummary]:
     """Pool task: one unreadable or unexpected file must not stop the others."""
+    from pitui.core.summary import FileSummary, summarise_file
+
     out: list[FileSummary] = []
     for path, resume in tasks:
         try:
@@ -204,6 +289,198 @@ def _pool_context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context(method)
 
 
+class _PathKeys(dict[str, str]):
+    """Normalised paths of listed files; any other path is resolved when asked for."""
+
+    def __missing__(self, path: str) -> str:
+        return default_normalize_path(path)
+
+
+def _threaded_order(items: list[S], normalize: Callable[[str], str]) -> list[S]:
+    """The items of ``filter_and_sort(items, "", "threaded", normalize_path=normalize)``'s rows.
+
+    Only the sessions in a fork relation (a parent link that resolves to a listed session, at
+    either end) go through the forest; every other one is a root of its own, placed among the
+    forest's trees by its ``modified`` as the forest places its roots: newest subtree first,
+    ties in input order. Same order, without building a row per session."""
+    count = len(items)
+    by_key = dict(zip(map(normalize, map(_path_attr, items)), range(count), strict=True))
+    parents = list(map(_parent_attr, items))
+    linked = [False] * count
+    for index in [index for index, raw in enumerate(parents) if raw]:
+        parent = by_key.get(normalize(parents[index]))
+        if parent is not None:
+            linked[index] = linked[parent] = True
+    latest = list(map(_modified_attr, items))
+    if True not in linked:  # a forest of single roots (a stable sort, as the forest's)
+        return [
+            items[index] for index in sorted(range(count), key=latest.__getitem__, reverse=True)
+        ]
+    forked = [index for index in range(count) if linked[index]]
+    rows = filter_and_sort([items[index] for index in forked], "", "threaded", False, normalize)
+    where = {id(items[index]): index for index in forked}
+    if len(where) != len(forked):  # one object listed twice: let the forest sort it out
+        return [row.item for row in filter_and_sort(items, "", "threaded", False, normalize)]
+    trees: dict[int, list[S]] = {}  # the forest's trees, by the index of their root
+    tree: list[S] = []
+    root = 0
+    for row in rows:
+        item = row.item
+        if row.depth == 0:
+            root = where[id(item)]
+            tree = trees[root] = [item]
+        else:
+            tree.append(item)
+            if item.modified > latest[root]:
+                latest[root] = item.modified  # the newest activity in the tree
+    roots = [index for index in range(count) if not linked[index] or index in trees]
+    out: list[S] = []
+    for index in sorted(roots, key=latest.__getitem__, reverse=True):
+        found = trees.get(index)
+        if found is None:
+            out.append(items[index])
+        else:
+            out.extend(found)
+    return out
+
+
+_path_attr = operator.attrgetter("path")
+_parent_attr = operator.attrgetter("parent_session_path")
+_modified_attr = operator.attrgetter("modified")
+
+
+def _parent(path: str) -> str:
+    return os.path.dirname(path)
+
+
+# A folder listing's overlay holds the files that changed since its base was written, until
+# they are this many (or an eighth of the folder): then the base is written again. A few grown
+# sessions in a folder of thousands then cost a few records, not the whole folder's.
+_OVERLAY_MAX = 32
+
+
+class _Folders:
+    """The scanned files by folder, and the index's listing of each whole folder: its files'
+    keys and its sessions' :class:`Listed` records (see :meth:`Index.folder_listings`).
+
+    A folder whose files all have the listed keys is answered at once. In another folder, the
+    files with their listed key still take their listed record; the others go the usual way
+    (their index rows, else parsed); a folder without a readable listing reads all its rows.
+    The listings of the folders that changed are then written again (their overlay, or all).
+    """
+
+    def __init__(self, scanned: dict[str, dict[str, _Key | None]]) -> None:
+        self.keys = scanned  # folder -> {path: key}
+        self.changed: list[str] = []  # folders whose listing is written again
+        self.entries: list[Listed] = []  # sessions of changed folders, as listed now
+        self._bases: dict[str, dict[str, Any]] = {}  # base keys of changed folders
+        self._to_parse: set[str] = set()
+        self._parsed_keys: dict[str, tuple[int, int, int, int]] = {}
+
+    def read(self, stored: dict[str, tuple[bytes, bytes | None]]) -> _FolderAnswers:
+        answers = _FolderAnswers()
+        new = tuple.__new__
+        for folder, keys in self.keys.items():
+            listing, overlay = stored.get(folder, (None, None))
+            found = _decode_folder(listing)
+            changes = _decode_folder(overlay) if overlay is not None else None
+            if found is None or (overlay is not None and changes is None):
+                # no listing yet (or a damaged one): every row of the folder
+                self.changed.append(folder)
+                answers.whole.append(folder)
+                continue
+            base_keys, entries = found
+            listed_keys = base_keys
+            if changes is not None:
+                changed_keys, changed_entries = changes
+                listed_keys = {**base_keys, **changed_keys}
+                for path, key in changed_keys.items():
+                    if key is False:  # gone since the base
+                        del listed_keys[path]
+                entries = [e for e in entries if e[0] not in changed_keys] + changed_entries
+            if listed_keys == keys:
+                answers.answered += len(keys)
+                answers.entries.extend(entries)
+                continue
+            self.changed.append(folder)
+            self._bases[folder] = base_keys
+            by_path = {entry[0]: entry for entry in entries}
+            for path, key in keys.items():
+                if key is None:
+                    answers.answered += 1  # unreadable: counted, never listed
+                elif listed_keys.get(path) == key:
+                    answers.answered += 1
+                    entry = by_path.get(path)
+                    if entry is not None:
+                        self.entries.append(new(Listed, entry))
+                else:
+                    answers.lookup.append((path, folder, key, False))
+            answers.gone.extend(path for path in listed_keys if path not in keys)
+        answers.entries.extend(self.entries)
+        return answers
+
+    def to_parse(self, stale: Iterable[_Scanned]) -> None:
+        self._to_parse.update(c[0] for c in stale)
+
+    def parsed(self, results: Sequence[FileSummary]) -> None:
+        for result in results:
+            if result.error is None:
+                self._parsed_keys[result.path] = result.key
+
+    def changed_listings(self) -> dict[str, tuple[bytes | None, bytes | None]]:
+        """``(base, overlay)`` of each changed folder whose every file has an answer now
+        (``base`` None: only the overlay is new). A file's key is the one its summary was read
+        under: a file that changed since is seen next time."""
+        by_path = {listed.path: tuple(listed) for listed in self.entries}
+        parsed = self._parsed_keys
+        out: dict[str, tuple[bytes | None, bytes | None]] = {}
+        for folder in self.changed:
+            keys = self.keys[folder]
+            if any(path in self._to_parse and path not in parsed for path in keys):
+                continue  # not summarised (an error, or cancelled): not listed yet
+            keys = {path: parsed.get(path, key) for path, key in keys.items()}
+            base = self._bases.get(folder)
+            try:
+                if base is not None:
+                    missing = object()
+                    changes: dict[str, Any] = {
+                        path: key for path, key in keys.items() if base.get(path, missing) != key
+                    }
+                    changes.update((path, False) for path in base if path not in keys)
+                    if len(changes) <= max(_OVERLAY_MAX, len(keys) // 8):
+                        entries = [by_path[path] for path in changes if path in by_path]
+                        out[folder] = (None, marshal.dumps((changes, entries)))
+                        continue
+                entries = [by_path[path] for path in keys if path in by_path]
+                out[folder] = (marshal.dumps((keys, entries)), None)
+            except ValueError:
+                continue
+        return out
+
+
+class _FolderAnswers:
+    """What the folder listings answered (see :meth:`_Folders.read`)."""
+
+    def __init__(self) -> None:
+        self.answered = 0  # files answered (listed, not a session, or unreadable)
+        self.entries: list[tuple[Any, ...]] = []  # their sessions (Listed or plain tuples)
+        self.lookup: list[_Scanned] = []  # files whose index row is needed
+        self.whole: list[str] = []  # folders whose every index row is needed
+        self.gone: list[str] = []  # listed files that are no more
+
+
+def _decode_folder(data: bytes | None) -> tuple[dict[str, Any], list[tuple[Any, ...]]] | None:
+    if data is None:
+        return None
+    try:
+        keys, entries = marshal.loads(data)
+    except (ValueError, EOFError, TypeError):
+        return None
+    if type(keys) is not dict or type(entries) is not list:
+        return None
+    return keys, entries
+
+
 class Store:
     """Listing, search and full-text search over pi's sessions.
 
@@ -232,6 +509,8 @@ class Store:
         self._index: Index | None = None
         self._memory_index: Index | None = None  # full text without the cache (--no-index)
         self._links: set[str] = set()  # listed names that are symbolic links
+        self._real_dirs: dict[str, str] = {}  # default_normalize_path of scanned folders
+        self._scanned: dict[str, dict[str, _Key | None]] = {}  # the last scan, by folder
 
     # ---------------------------------------------------------------- the index
 
@@ -275,7 +554,16 @@ class Store:
             return [self.session_dir]
         if scope == "current":
             return [self.default_dir()]
-        return _subdirs(str(paths.sessions_root(self.agent)))
+        root = str(paths.sessions_root(self.agent))
+        plain: list[str] = []
+        dirs = _subdirs(root, plain)
+        # realpath(root/name) of a name that is no link is realpath(root)/name: the threaded
+        # view then resolves one path instead of every folder's (see _path_keys)
+        real_root = default_normalize_path(root) if plain else root
+        self._real_dirs = {
+            os.path.join(root, name): os.path.join(real_root, name) for name in plain
+        }
+        return dirs
 
     def _filters_cwd(self, scope: Scope) -> bool:
         # format §1.3: a custom directory lists only the current folder's sessions as "current"
@@ -285,15 +573,34 @@ class Store:
             and os.path.normpath(self.session_dir) != os.path.normpath(self.default_dir())
         )
 
-    def _in_scope(self, info: SessionInfo) -> bool:
+    def _in_scope(self, info: SessionInfo | Listed) -> bool:
         return info.cwd != "" and paths.normalize_cwd(info.cwd) == self.cwd
 
     def candidates(self, scope: Scope) -> list[Candidate]:
         """Every ``.jsonl`` name of the scope, newest file first (ties by path)."""
-        found = [c for d in self.scope_dirs(scope) for c in _scan_dir(d)]
+        links: list[str] = []
+        found = [
+            Candidate(path, folder, key)
+            for folder, keys in self._scan(self.scope_dirs(scope), links).items()
+            for path, key in keys.items()
+        ]
+        if links:
+            linked = set(links)
+            found = [Candidate(c.path, c.dir, c.key, c.path in linked) for c in found]
         found.sort(key=lambda c: (-(c.key[1] if c.key else -1), c.path))
-        self._links.update(c.path for c in found if c.link)
         return found
+
+    def _scan(
+        self, dirs: list[str], links: list[str] | None = None
+    ) -> dict[str, dict[str, _Key | None]]:
+        """The ``.jsonl`` names of each of ``dirs`` and their keys (see :func:`_scan_dir`)."""
+        scanned: dict[str, dict[str, _Key | None]] = {}
+        found_links: list[str] = [] if links is None else links
+        for directory in dirs:
+            _scan_dir(directory, scanned.setdefault(directory, {}), found_links)
+        self._links.update(found_links)
+        self._scanned = scanned
+        return scanned
 
     # ---------------------------------------------------------------- listing
 
@@ -326,41 +633,142 @@ class Store:
         see :meth:`load_texts`). Setting ``cancel`` stops the load at the next batch. Meant to
         run in a worker thread; the generator may be closed early.
         """
-        candidates = self.candidates(scope)
-        total = len(candidates)
+        batches = self._iter(scope, progress=progress, texts=texts, cancel=cancel, brief=False)
+        return cast("Iterator[list[SessionInfo]]", batches)
+
+    def load_listed(
+        self,
+        scope: Scope,
+        *,
+        progress: Progress | None = None,
+        cancel: threading.Event | None = None,
+    ) -> list[Listed]:
+        """The scope's sessions as :class:`Listed` records, in pi's order (like :meth:`load`).
+
+        What ``pitui list --json`` needs and no more: a warm listing decodes a few fields per
+        file and prints the stored JSON, instead of building a :class:`SessionInfo` each.
+        """
+        found: list[Listed] = []
+        for batch in self._iter(scope, progress=progress, texts=False, cancel=cancel, brief=True):
+            found.extend(cast("list[Listed]", batch))
+        # (-modified, path) as stable sorts on C-level keys (modified is an int); ties are rare
+        if len({item.modified for item in found}) < len(found):
+            found.sort(key=_path_of)
+        found.sort(key=_modified_of, reverse=True)
+        return found
+
+    def _iter(
+        self,
+        scope: Scope,
+        *,
+        progress: Progress | None,
+        texts: bool,
+        cancel: threading.Event | None,
+        brief: bool,
+    ) -> Iterator[list[SessionInfo] | list[Listed]]:
+        """:meth:`iter_load` (``brief=False``) or its :class:`Listed` batches (``brief=True``)."""
+        dirs = self.scope_dirs(scope)
+        scanned = self._scan(dirs)
+        total = sum(map(len, scanned.values()))
         loaded = 0
         index = self.index
-        dirs = self.scope_dirs(scope)
-        keep = (lambda info: self._in_scope(info)) if self._filters_cwd(scope) else None
-        cached: dict[str, Cached] = {}
-        if index is not None:
-            every_folder = scope == "all" and self.session_dir is None
-            cached = index.cached(None if every_folder else dirs)
-            found = {c.path for c in candidates}
-            scanned = set(dirs)
+        keep = self._in_scope if self._filters_cwd(scope) else None
+        every_folder = scope == "all" and self.session_dir is None
+        new = tuple.__new__
+        ready: list[Any] = []
+        pending: list[_Scanned] = []  # files the folder listings did not answer for
+        folders: _Folders | None = None
+        rows: list[Any] = []  # (path, brief, payload) of the files the index knows
+        if brief and index is not None:
+            # the folders' listings first: most files are as the index last listed them
+            folders = _Folders(scanned)
+            listings = index.folder_listings(None if every_folder else dirs)
+            answers = folders.read(listings)
+            loaded += answers.answered
+            if keep is None:
+                ready = [new(Listed, entry) for entry in answers.entries]
+            else:
+                ready = [e for e in map(Listed._make, answers.entries) if keep(e)]
+            if answers.gone:
+                index.forget(answers.gone)
+            if every_folder:  # folder directories that vanished from the sessions root
+                root = str(paths.sessions_root(self.agent))
+                index.forget_folders(
+                    [d for d in listings if d not in folders.keys and _parent(d) == root]
+                )
+            whole = set(answers.whole)
+            pending = answers.lookup + [
+                (path, folder, key, False)
+                for folder in whole
+                for path, key in scanned[folder].items()
+            ]
+            if answers.lookup:
+                rows = index.listing_of([c[0] for c in answers.lookup], brief=brief)
+            if whole:
+                everything = every_folder and len(whole) == len(dirs)
+                rows += index.listing(None if everything else answers.whole, brief=brief)
+        else:
+            pending = [
+                (path, folder, key, False)
+                for folder, keys in scanned.items()
+                for path, key in keys.items()
+            ]
+            if index is not None:
+                rows = index.listing(None if every_folder else dirs, brief=brief)
+        if not brief:
+            from pitui.core.summary import SessionInfo, load_json
+        unmarshal = marshal.loads
+        unknown = {c[0]: c for c in pending}  # files not (yet) met among the index's rows
+        stale: list[_Scanned] = []
+        missing: list[str] = []  # in the index, not on disk
+        old_keys: dict[str, tuple[int, int, int, int]] = {}  # of files that changed
+        for path, blob, payload in rows:
+            item = unknown.pop(path, None)
+            if item is None:
+                missing.append(path)
+                continue
+            key = item[2]
+            if key is None:
+                loaded += 1  # unreadable: counted, never listed
+                continue
+            try:  # see decode_brief: (key,) or (key, modified, parent, name, cwd, id)
+                known = unmarshal(blob)
+                if known[0] != key:
+                    old_keys[path] = known[0]
+                    stale.append(item)
+                    continue
+            except (ValueError, EOFError, TypeError, IndexError):
+                stale.append(item)  # a damaged value: parsed again (and replaced)
+                continue
+            loaded += 1
+            if len(known) == 1:
+                continue  # not a session
+            info: Any
+            if brief:
+                _, modified, parent, name, cwd, sid = known
+                info = new(Listed, (path, modified, parent, name, cwd, sid, payload))
+                if folders is not None:
+                    folders.entries.append(info)
+            else:
+                info = SessionInfo.from_row(path, key[0], load_json(payload))
+            if keep is None or keep(info):
+                ready.append(info)
+        for item in unknown.values():
+            if item[2] is None:
+                loaded += 1  # unreadable: counted, never listed
+            else:
+                stale.append(item)
+        if missing and index is not None:
+            in_scan = set(dirs)
             root = str(paths.sessions_root(self.agent))
             # vanished files, and whole folder directories that vanished from the sessions root
-            gone = [
-                path
-                for path, entry in cached.items()
-                if path not in found
-                and (entry.dir in scanned or (every_folder and os.path.dirname(entry.dir) == root))
-            ]
-            index.forget(gone)
-
-        ready: list[SessionInfo] = []
-        stale: list[Candidate] = []
-        for candidate in candidates:
-            entry = cached.get(candidate.path)
-            if candidate.key is None:
-                loaded += 1  # unreadable: counted, never listed
-            elif entry is not None and entry.key == candidate.key:
-                loaded += 1
-                info = entry.info()
-                if info is not None and (keep is None or keep(info)):
-                    ready.append(info)
-            else:
-                stale.append(candidate)
+            index.forget(
+                [
+                    path
+                    for path, folder in index.dirs_of(missing).items()
+                    if folder in in_scan or (every_folder and _parent(folder) == root)
+                ]
+            )
         if ready and texts and index is not None:
             self._fill_texts(ready, index)
         if progress is not None and loaded:
@@ -368,42 +776,60 @@ class Store:
         if ready:
             yield ready
 
+        # newest first (ties by path): the first rows a picker paints are the ones on top
+        stale.sort(key=lambda c: (-c[2][1] if c[2] else 1, c[0]))
         # Sessions are append-only: a file that grew (same inode) is read from where it stopped
         # (the worker also checks its first line and the bytes before that offset). A file that
         # changed without growing (touched, edited in place) is read again whole.
         resumable = [
-            c.path
-            for c in stale
-            if (entry := cached.get(c.path)) is not None
-            and c.key is not None
-            and (entry.ino, entry.dev) == (c.key[2], c.key[3])
-            and c.key[0] > entry.size
+            path
+            for path, _, key, _ in stale
+            if (old := old_keys.get(path)) is not None
+            and key is not None
+            and (old[2], old[3]) == (key[2], key[3])
+            and key[0] > old[0]
         ]
         resumes = index.resumes(resumable) if index is not None and resumable else {}
-        tasks = [(c.path, resumes.get(c.path)) for c in stale]
+        tasks = [(c[0], resumes.get(c[0])) for c in stale]
         sizes = [
-            (c.key[0] if c.key else 0) - (resumes[c.path].offset if c.path in resumes else 0)
+            (c[2][0] if c[2] else 0) - (resumes[c[0]].offset if c[0] in resumes else 0)
             for c in stale
         ]
-        dir_of = {c.path: c.dir for c in stale}
+        dir_of = {c[0]: c[1] for c in stale}
+        if stale:
+            from pitui.core.summary import SessionInfo
+        if folders is not None:
+            folders.to_parse(stale)
         for results in self._run(tasks, sizes, _summarise_many, (), cancel):
             # texts not in the index (not asked to cache, or it could not store them) stay here
-            keep_texts = texts or index is None or not index.put(results, dir_of)
-            batch: list[SessionInfo] = []
+            stored = index is not None and index.put(results, dir_of)
+            keep_texts = not brief and (texts or not stored)
+            batch: list[Any] = []
             for result in results:
                 loaded += 1
                 if progress is not None:
                     progress(loaded, total)  # per file, as pi reports it
                 if result.row is None:
                     continue
-                info = SessionInfo.from_row(result.path, result.key[0], result.row)
-                if keep is not None and not keep(info):
+                session = SessionInfo.from_row(result.path, result.key[0], result.row)
+                if brief:
+                    listed = Listed.of(session, result.listing)
+                    if folders is not None:
+                        folders.entries.append(listed)
+                    if keep is None or keep(session):
+                        batch.append(listed)
+                    continue
+                if keep is not None and not keep(session):
                     continue
                 if keep_texts:
-                    info.all_messages_text = result.search_text
-                batch.append(info)
+                    session.all_messages_text = result.search_text
+                batch.append(session)
+            if folders is not None:
+                folders.parsed(results)
             if batch:
                 yield batch
+        if folders is not None and index is not None and folders.changed:
+            index.put_folders(folders.changed_listings())
 
     def _run(
         self,
@@ -460,6 +886,8 @@ class Store:
         if index is not None:
             self._fill_texts(missing, index)
             missing = [s for s in missing if s.all_messages_text is None]
+        from pitui.core.summary import summarise_file
+
         for info in missing:
             result = summarise_file(info.path)
             info.all_messages_text = result.search_text
@@ -487,25 +915,46 @@ class Store:
             sessions, query, mode, named_only, normalize_path=self._path_keys(sessions)
         )
 
-    def _path_keys(self, sessions: Sequence[SessionInfo]) -> Callable[[str], str]:
+    def order(
+        self, items: Sequence[S], mode: SortMode = "threaded", named_only: bool = False
+    ) -> list[S]:
+        """The picker's row order without a search query (what :meth:`rows` gives then), for
+        records like :class:`Listed` that have no searchable text."""
+        normalize = self._path_keys(items)
+        if mode != "threaded":
+            return [row.item for row in filter_and_sort(items, "", mode, named_only, normalize)]
+        return _threaded_order(named_filter(items) if named_only else list(items), normalize)
+
+    def _path_keys(self, sessions: Sequence[SearchableSession]) -> Callable[[str], str]:
         """The threaded view's path normalisation (real absolute paths) without resolving every
         listed file: a listed file's real path is its directory's real path plus its name,
-        unless the name itself is a link. Header ``parentSession`` paths resolve as usual."""
-        real_dirs: dict[str, str] = {}
-        keys: dict[str, str] = {}
-        for info in sessions:
-            if info.path in self._links:
-                continue
-            folder, name = os.path.split(info.path)
+        unless the name itself is a link. Header ``parentSession`` paths resolve as usual.
+
+        The files of the last scan are known at once (a folder at a time: most folders are
+        their own real path); other sessions' paths are worked out one by one."""
+        keys = _PathKeys()
+        real_dirs = dict(self._real_dirs)
+        for folder, names in self._scanned.items():
             real = real_dirs.get(folder)
             if real is None:
                 real = real_dirs[folder] = default_normalize_path(folder)
-            keys[info.path] = os.path.join(real, name)
-
-        def normalize(path: str) -> str:
-            return keys.get(path) or default_normalize_path(path)
-
-        return normalize
+            if real == folder and folder[-1:] != "/":
+                keys.update(zip(names, names, strict=True))  # names: folder + "/" + name
+            else:
+                keys.update((path, os.path.join(real, path.rpartition("/")[2])) for path in names)
+        links = self._links
+        for path in links:
+            keys.pop(path, None)
+        for info in sessions:
+            path = info.path
+            if path in keys or path in links:
+                continue
+            folder, name = os.path.split(path)
+            real = real_dirs.get(folder)
+            if real is None:
+                real = real_dirs[folder] = default_normalize_path(folder)
+            keys[path] = os.path.join(real, name)
+        return keys.__getitem__
 
     # ---------------------------------------------------------------- full text
 
@@ -551,6 +1000,8 @@ class Store:
         return done
 
     def _load_into(self, index: Index, scope: Scope) -> list[SessionInfo]:
+        from pitui.core.summary import SessionInfo
+
         sessions: list[SessionInfo] = []
         candidates = self.candidates(scope)
         tasks: list[tuple[str, Resume | None]] = [(c.path, None) for c in candidates if c.key]

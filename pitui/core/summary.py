@@ -21,7 +21,6 @@ million times for a 10,000-session store.
 from __future__ import annotations
 
 import gc
-import hashlib
 import math
 import os
 import re
@@ -35,7 +34,6 @@ from pitui.core.jsonl import BOM, parse_json_line
 from pitui.core.jstext import js_trim
 from pitui.core.migrate import header_version
 from pitui.core.search import searchable_text
-from pitui.core.session import js_truthy_label
 
 __all__ = [
     "CHUNK_SIZE",
@@ -47,6 +45,7 @@ __all__ = [
     "dump_json",
     "iso_from_ms",
     "js_date_ms",
+    "listing_element",
     "load_json",
     "message_text",
     "summarise_file",
@@ -323,6 +322,33 @@ class SessionInfo:
         return info
 
 
+# Characters valid raw in JSON that some terminals act on (C1 controls, line and paragraph
+# separators, bidi controls), as their UTF-8 bytes: ``pitui list --json`` writes them as \u
+# escapes (``pitui.commands.common.json_text`` does the same on text).
+_UNSAFE_IN_JSON = re.compile(
+    rb"\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8e\x8f\xa8-\xae]|\xe2\x81[\xa6-\xa9]"
+)
+
+
+def _escape_unsafe(match: re.Match[bytes]) -> bytes:
+    return b"\\u%04x" % ord(match.group().decode())
+
+
+def listing_element(info: SessionInfo) -> bytes | None:
+    """``info.to_json()`` as one element of the ``pitui list --json`` array, ready to join.
+
+    orjson's two-space indentation at depth one (``b"[\\n" + b",\\n".join(elements) +
+    b"\\n]"`` is ``orjson.dumps(list, option=OPT_INDENT_2)``), terminal-unsafe characters
+    written as ``\\u`` escapes. ``None`` when orjson refuses a value (lone surrogates): the
+    whole array is then written by the standard encoder instead.
+    """
+    try:
+        data = orjson.dumps([info.to_json()], option=orjson.OPT_INDENT_2)
+    except orjson.JSONEncodeError:
+        return None
+    return _UNSAFE_IN_JSON.sub(_escape_unsafe, data[2:-2])
+
+
 # ------------------------------------------------------------------------------------------------
 # The incremental summary
 
@@ -566,6 +592,9 @@ class SummaryState:
         elif etype == "label":
             target = obj.get("targetId")
             if isinstance(target, str):
+                # (imported here: a listing that meets no label never loads the session module)
+                from pitui.core.session import js_truthy_label
+
                 label = js_truthy_label(obj.get("label"))
                 if label is None:
                     self.labels.pop(target, None)  # set again later, it moves last (pi's map)
@@ -733,6 +762,7 @@ class FileSummary:
     row: list[Any] | None = None
     error: str | None = None
     resumed: bool = False  # parsed from a previous offset (not from the start)
+    listing: bytes | None = None  # listing_element() of the session (made here, in the worker)
 
     @property
     def search_text(self) -> str:
@@ -741,6 +771,8 @@ class FileSummary:
 
 
 def _head_hash(first_line: bytes | memoryview) -> bytes:
+    import hashlib  # (here: a warm listing never hashes, and never pays for the import)
+
     return hashlib.blake2b(first_line[:_HEAD_MAX], digest_size=16).digest()
 
 
@@ -818,6 +850,7 @@ def _summarise(path: str, resume: Resume | None) -> FileSummary:
             text_tail=final.text[len(state.text) :] if final is not state else "",
             row=info.to_row() if info is not None else None,
             resumed=resumed,
+            listing=listing_element(info) if info is not None else None,
         )
     except OSError as exc:
         return FileSummary(path, (0, 0, 0, 0), error=exc.strerror or str(exc))

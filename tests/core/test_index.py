@@ -170,7 +170,7 @@ def test_unchanged_files_are_not_read(
     def fail(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("an unchanged file was parsed")
 
-    monkeypatch.setattr("pitui.core.store.summarise_file", fail)
+    monkeypatch.setattr("pitui.core.summary.summarise_file", fail)  # (store imports it late)
     monkeypatch.setattr("pitui.core.store._summarise_many", fail)
     with indexed(agent, tmp_path) as store:
         assert [s.to_json() for s in store.load("all")] == first

@@ -1,0 +1,410 @@
+"""``Store.load_listed`` (what ``pitui list --json`` prints): the same bytes as the full records.
+
+The fast path prints each session's stored JSON element and answers whole folders from their
+stored listing; every test compares its bytes with ``json_text`` of ``SessionInfo.to_json()``
+computed without the index, after the changes the index must notice.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from pitui.commands.common import json_text
+from pitui.core.search import SortMode
+from pitui.core.store import Scope, Store
+from pitui.core.summary import listing_element
+from tests.core.sessiondata import HEADER, chain, jsonl, user
+from tests.core.test_index import CHANGES, FOLDER
+
+CWD = "/home/ana/proj"
+
+
+def fast(
+    store: Store, scope: Scope = "all", mode: SortMode = "threaded", named: bool = False
+) -> bytes:
+    elements = [item.listing for item in store.order(store.load_listed(scope), mode, named)]
+    assert None not in elements
+    return (
+        b"[\n" + b",\n".join(e for e in elements if e is not None) + b"\n]" if elements else b"[]"
+    )
+
+
+def slow(
+    store: Store, scope: Scope = "all", mode: SortMode = "threaded", named: bool = False
+) -> bytes:
+    rows = store.rows(store.load(scope), "", mode, named)
+    return json_text([row.item.to_json() for row in rows]).encode()
+
+
+def reference(agent: Path, scope: Scope = "all", mode: SortMode = "threaded") -> bytes:
+    with Store(agent=agent, cwd=CWD, use_index=False) as store:
+        return slow(store, scope, mode)
+
+
+def indexed(agent: Path, tmp_path: Path) -> Store:
+    return Store(agent=agent, cwd=CWD, index_path=tmp_path / "index.sqlite3")
+
+
+@pytest.fixture
+def agent(tmp_path: Path) -> Path:
+    root = tmp_path / "agent" / "sessions"
+    for folder, count in ((FOLDER, 4), ("--home-ana-other--", 2)):
+        (root / folder).mkdir(parents=True)
+        for i in range(count):
+            header = {**HEADER, "id": f"{folder}-s{i}"}
+            (root / folder / f"s{i}.jsonl").write_bytes(
+                jsonl(*chain([f"hello {i}", f"reply {i}", f"again {i}"]), header=header)
+            )
+    return tmp_path / "agent"
+
+
+@pytest.mark.parametrize("scope", ["all", "current"])
+@pytest.mark.parametrize("change", CHANGES)
+def test_listed_bytes_agree_after_a_change(
+    agent: Path, tmp_path: Path, change: str, scope: Scope
+) -> None:
+    with indexed(agent, tmp_path) as store:
+        assert fast(store, scope) == reference(agent, scope)
+        assert fast(store, scope) == reference(agent, scope)  # from the folder listings
+        CHANGES[change](agent / "sessions" / FOLDER / "s1.jsonl")
+        assert fast(store, scope) == reference(agent, scope)
+        assert store.warnings == []
+    with indexed(agent, tmp_path) as again:  # a new process: everything from the index
+        assert fast(again, scope) == reference(agent, scope)
+        assert fast(again, scope) == reference(agent, scope)
+
+
+def test_without_the_index_too(agent: Path) -> None:
+    with Store(agent=agent, cwd=CWD, use_index=False) as store:
+        for mode in ("threaded", "recent", "relevance"):
+            assert fast(store, "all", mode) == slow(store, "all", mode)
+
+
+def test_new_files_and_folders_and_vanished_folders(agent: Path, tmp_path: Path) -> None:
+    root = agent / "sessions"
+    with indexed(agent, tmp_path) as store:
+        fast(store)
+        (root / FOLDER / "new.jsonl").write_bytes(jsonl(*chain(["new"]), header=HEADER))
+        (root / "--fresh--").mkdir()
+        (root / "--fresh--" / "f.jsonl").write_bytes(jsonl(*chain(["f"]), header=HEADER))
+        (root / "--empty--").mkdir()
+        assert fast(store) == reference(agent)
+        for name in os.listdir(root / "--home-ana-other--"):
+            (root / "--home-ana-other--" / name).unlink()
+        (root / "--home-ana-other--").rmdir()
+        assert fast(store) == reference(agent)
+        assert store.index is not None
+        assert str(root / "--home-ana-other--") not in store.index.folder_listings()
+        assert not [p for p in store.index.cached(None) if "--home-ana-other--" in p]
+    with indexed(agent, tmp_path) as again:
+        assert fast(again) == reference(agent)
+
+
+def test_names_that_are_no_readable_file(agent: Path, tmp_path: Path) -> None:
+    folder = agent / "sessions" / FOLDER
+    (folder / "dangling.jsonl").symlink_to(folder / "nowhere")
+    (folder / "dir.jsonl").mkdir()
+    (folder / "link.jsonl").symlink_to(folder / "s2.jsonl")
+    total: list[int] = []
+    for _ in range(3):
+        with indexed(agent, tmp_path) as store:
+            assert fast(store) == reference(agent)
+            store.load_listed("all", progress=lambda done, count: total.append(count))
+    assert set(total) == {9}
+    (folder / "nowhere").write_bytes(jsonl(*chain(["now here"]), header=HEADER))
+    with indexed(agent, tmp_path) as store:
+        assert fast(store) == reference(agent)
+
+
+def test_terminal_unsafe_characters_are_escaped_like_json_text(agent: Path, tmp_path: Path) -> None:
+    text = "c1 \x85 \x9b bidi \u202e \u2066 lines \u2028\u2029 arabic \u061c marks \u200e\u200f"
+    folder = agent / "sessions" / FOLDER
+    (folder / "odd.jsonl").write_bytes(jsonl(*chain([text]), header={**HEADER, "name": text}))
+    for _ in range(2):
+        with indexed(agent, tmp_path) as store:
+            got = fast(store)
+            assert got == reference(agent)
+    assert b"\\u0085" in got and b"\\u202e" in got and "\u2028".encode() not in got
+
+
+def test_lone_surrogates_have_no_stored_element(agent: Path, tmp_path: Path) -> None:
+    folder = agent / "sessions" / FOLDER
+    line = (
+        b'{"type":"message","id":"u1","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z",'
+        b'"message":{"role":"user","content":"lone \\ud83d here","timestamp":1735689601000}}'
+    )
+    (folder / "lone.jsonl").write_bytes(jsonl(line, header={**HEADER, "id": "lone"}))
+    with indexed(agent, tmp_path) as store:
+        for _ in range(2):
+            listed = store.load_listed("all")
+            assert [item.id for item in listed if item.listing is None] == ["lone"]
+            assert slow(store) == reference(agent)
+
+
+def test_damaged_folder_listings_are_not_trusted(agent: Path, tmp_path: Path) -> None:
+    with indexed(agent, tmp_path) as store:
+        fast(store)
+    conn = sqlite3.connect(tmp_path / "index.sqlite3")
+    conn.execute("UPDATE folders SET listing = X'00ff00'")
+    conn.execute("INSERT INTO overlays (dir, overlay) SELECT dir, X'ff' FROM folders")
+    conn.execute("UPDATE files SET brief = X'ff'")
+    conn.commit()
+    conn.close()
+    with indexed(agent, tmp_path) as store:
+        assert fast(store) == reference(agent)
+        assert fast(store) == reference(agent)
+
+
+def test_custom_session_dir_filters_by_cwd(tmp_path: Path) -> None:
+    custom = tmp_path / "custom"
+    custom.mkdir()
+    for i, cwd in enumerate([CWD, "/elsewhere", CWD]):
+        (custom / f"c{i}.jsonl").write_bytes(
+            jsonl(*chain([f"m{i}"]), header={**HEADER, "id": f"c{i}", "cwd": cwd})
+        )
+    for _ in range(2):
+        with Store(
+            agent=tmp_path / "agent", cwd=CWD, session_dir=str(custom),
+            index_path=tmp_path / "i.sqlite3",
+        ) as store:  # fmt: skip
+            got = fast(store, "current")
+            assert got == slow(store, "current")
+    assert got.count(b'"path"') == 2
+
+
+def test_threaded_forks_through_a_linked_folder(tmp_path: Path) -> None:
+    root = tmp_path / "agent" / "sessions"
+    real = tmp_path / "real"
+    real.mkdir()
+    (root).mkdir(parents=True)
+    (root / "--linked--").symlink_to(real)
+    (root / "--plain--").mkdir()
+    parent = real / "parent.jsonl"
+    parent.write_bytes(jsonl(user("u", None, "p", t=1), header={**HEADER, "id": "parent"}))
+    (root / "--plain--" / "child.jsonl").write_bytes(
+        jsonl(
+            user("u", None, "c", t=5),
+            header={
+                **HEADER,
+                "id": "child",
+                "parentSession": str(root / "--linked--" / "parent.jsonl"),
+            },
+        )
+    )
+    (root / "--plain--" / "grandchild.jsonl").write_bytes(
+        jsonl(
+            user("u", None, "g", t=7),
+            header={
+                **HEADER,
+                "id": "grandchild",
+                "parentSession": str(root / "--plain--" / "child.jsonl"),
+            },
+        )
+    )
+    for _ in range(2):
+        with Store(agent=tmp_path / "agent", cwd="/", index_path=tmp_path / "i.sqlite3") as store:
+            got = fast(store)
+            assert got == slow(store)
+            order = [item.id for item in store.order(store.load_listed("all"))]
+    assert order == ["parent", "child", "grandchild"]
+
+
+def test_process_pool_gives_the_same_bytes(
+    agent: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("pitui.core.store.POOL_MIN_BYTES", 0)
+    with Store(agent=agent, cwd=CWD, index_path=tmp_path / "i.sqlite3", workers=2) as store:
+        assert fast(store) == reference(agent)
+
+
+def test_listing_element_joins_to_orjson_indent() -> None:
+    import orjson
+
+    from pitui.core.summary import SessionInfo
+
+    infos = [
+        SessionInfo(
+            f"/p/{i}.jsonl", f"id{i}", "/cwd", None if i else "name", None, None, i, "iso", i,
+            "first \u2028", 3, 1, 2, {"a": "b"} if i else {}, None, 10, 1e-05 * i,
+        )
+        for i in range(3)
+    ]  # fmt: skip
+    elements = [listing_element(info) for info in infos]
+    joined = b"[\n" + b",\n".join(e for e in elements if e is not None) + b"\n]"
+    assert joined == json_text([info.to_json() for info in infos]).encode()
+    assert orjson.loads(joined) == [info.to_json() for info in infos]
+
+
+def test_an_unchanged_store_is_answered_by_folder_listings_alone(
+    agent: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with indexed(agent, tmp_path) as store:
+        first = fast(store)
+
+    def fail(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a per-file row was read")
+
+    monkeypatch.setattr("pitui.core.index.Index.listing", fail)
+    monkeypatch.setattr("pitui.core.store._summarise_many", fail)
+    with indexed(agent, tmp_path) as store:
+        assert fast(store) == first
+
+
+def test_cli_json_falls_back_for_lone_surrogates(
+    agent: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pitui.cli import main
+
+    folder = agent / "sessions" / FOLDER
+    line = (
+        b'{"type":"message","id":"u1","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z",'
+        b'"message":{"role":"user","content":"lone \\ud83d here \\u2028","timestamp":1}}'
+    )
+    (folder / "lone.jsonl").write_bytes(jsonl(line, header={**HEADER, "id": "lone"}))
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
+    want = reference(agent).decode() + "\n"
+    for args in ([], [], ["--no-index"]):
+        assert main(["list", "--all", "--json", *args]) == 0
+        out = capsys.readouterr().out
+        assert out == want
+    assert "\\ud83d" in want
+
+
+def test_cli_json_is_json_text_of_the_records(
+    agent: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pitui.cli import main
+
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
+    for args in (["--all"], ["--all", "--sort", "recent"], ["--cwd", CWD, "--named"]):
+        scope: Scope = "all" if "--all" in args else "current"
+        mode: SortMode = "recent" if "recent" in args else "threaded"
+        with Store(agent=agent, cwd=CWD, use_index=False) as store:
+            want = slow(store, scope, mode, named="--named" in args).decode() + "\n"
+        for index in ([], [], ["--no-index"]):
+            assert main(["list", "--json", *args, *index]) == 0
+            assert capsys.readouterr().out == want
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_threaded_order_is_the_forests_order(seed: int) -> None:
+    import random
+
+    from pitui.core.search import filter_and_sort
+    from pitui.core.store import Listed, _threaded_order
+
+    rng = random.Random(seed)
+    count = rng.randint(0, 40)
+    names = [f"/s/{i}.jsonl" for i in range(count)]
+    alias = {name: rng.choice(names) if rng.random() < 0.1 else name for name in names}
+    items = []
+    for name in names:
+        roll = rng.random()
+        parent = (
+            None if roll < 0.4
+            else rng.choice(names) if roll < 0.85
+            else name if roll < 0.9
+            else "/elsewhere/x.jsonl"
+        )  # fmt: skip
+        modified = rng.randint(0, 6)  # many ties
+        items.append(Listed(name, modified, parent, None, "/", name, b""))
+    if rng.random() < 0.5:
+        items.sort(key=lambda item: (-item.modified, item.path))
+
+    def normalize(path: str) -> str:
+        return alias.get(path, path)
+
+    want = [row.item for row in filter_and_sort(items, "", "threaded", False, normalize)]
+    assert _threaded_order(items, normalize) == want
+
+
+def test_folder_overlays_follow_changes_until_the_base_is_rewritten(
+    agent: Path, tmp_path: Path
+) -> None:
+    folder = agent / "sessions" / FOLDER
+    for i in range(4, 60):
+        (folder / f"s{i}.jsonl").write_bytes(
+            jsonl(*chain([f"more {i}"]), header={**HEADER, "id": f"more{i}"})
+        )
+
+    def stored() -> tuple[bytes, bytes | None]:
+        conn = sqlite3.connect(tmp_path / "index.sqlite3")
+        try:
+            (base,) = conn.execute(
+                "SELECT listing FROM folders WHERE dir = ?", (str(folder),)
+            ).fetchone()
+            overlay = conn.execute(
+                "SELECT overlay FROM overlays WHERE dir = ?", (str(folder),)
+            ).fetchone()
+        finally:
+            conn.close()
+        return base, overlay[0] if overlay else None
+
+    steps: list[Callable[[], object]] = [
+        lambda: CHANGES["append"](folder / "s1.jsonl"),
+        lambda: CHANGES["delete"](folder / "s2.jsonl"),
+        lambda: (folder / "fresh.jsonl").write_bytes(jsonl(*chain(["fresh"]), header=HEADER)),
+        lambda: CHANGES["replace-by-rename"](folder / "s1.jsonl"),
+        lambda: [CHANGES["touch"](folder / f"s{i}.jsonl") for i in range(5, 50)],
+        lambda: CHANGES["truncate"](folder / "s3.jsonl"),
+    ]
+    with indexed(agent, tmp_path) as store:
+        assert fast(store) == reference(agent)
+        base, overlay = stored()
+        assert overlay is None
+        for number, step in enumerate(steps):
+            step()
+            for _ in range(2):
+                with indexed(agent, tmp_path) as again:
+                    assert fast(again) == reference(agent)
+            now_base, overlay = stored()
+            if number < 4:  # a few files changed: only the overlay is written
+                assert now_base == base and overlay is not None
+            elif number == 4:  # most of the folder changed: the base is written again
+                assert now_base != base and overlay is None
+        assert fast(store) == reference(agent)
+
+
+def test_a_grown_file_costs_its_row_and_its_new_lines(
+    agent: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pitui.core.index import Index
+
+    with indexed(agent, tmp_path) as store:
+        fast(store)
+    grown = agent / "sessions" / FOLDER / "s1.jsonl"
+    CHANGES["append"](grown)
+    asked: list[list[str]] = []
+    original = Index.listing_of
+
+    def listing_of(self: Index, paths: list[str], *, brief: bool = False) -> list[object]:
+        asked.append(list(paths))
+        return original(self, paths, brief=brief)
+
+    def whole(*args: object, **kwargs: object) -> None:
+        raise AssertionError("every row of a folder was read")
+
+    monkeypatch.setattr(Index, "listing_of", listing_of)
+    monkeypatch.setattr(Index, "listing", whole)
+    with indexed(agent, tmp_path) as store:
+        assert fast(store) == reference(agent)
+    assert asked == [[str(grown)]]
+
+
+def test_a_damaged_overlay_is_not_trusted(agent: Path, tmp_path: Path) -> None:
+    with indexed(agent, tmp_path) as store:
+        fast(store)
+        CHANGES["append"](agent / "sessions" / FOLDER / "s1.jsonl")
+        fast(store)  # writes an overlay
+    conn = sqlite3.connect(tmp_path / "index.sqlite3")
+    assert conn.execute("UPDATE overlays SET overlay = X'ff'").rowcount == 1
+    conn.commit()
+    conn.close()
+    with indexed(agent, tmp_path) as store:
+        assert fast(store) == reference(agent)
+        assert fast(store) == reference(agent)
