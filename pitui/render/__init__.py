@@ -10,17 +10,11 @@ then the plug-ins of the ``pitui.renderers`` entry-point group (loaded on first 
 
 from __future__ import annotations
 
+import importlib
 import importlib.metadata
 from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
-from pitui.core.models import parse_entry
-from pitui.render.builtin import (
-    BUILTIN_TIME_BUDGET,
-    message_entry,
-    render_messages,
-    tool_calls_by_id,
-)
-from pitui.render.builtin import register as register_builtins
 from pitui.render.registry import (
     DEFAULT_TIME_BUDGET,
     ENTRY_POINT_GROUP,
@@ -47,6 +41,35 @@ from pitui.render.safe_text import (
     sanitize_segments,
     sanitize_text,
 )
+
+if TYPE_CHECKING:
+    from pitui.render.builtin import (
+        BUILTIN_TIME_BUDGET,
+        message_entry,
+        render_messages,
+        tool_calls_by_id,
+    )
+    from pitui.render.builtin import register as register_builtins
+
+# The built-in renderers need pi's entry models (pydantic) and Markdown: imported on first use,
+# so that ``pitui.render.safe_text`` (which every screen needs at once) starts nothing heavy.
+_FROM_BUILTIN = {
+    "BUILTIN_TIME_BUDGET": "BUILTIN_TIME_BUDGET",
+    "message_entry": "message_entry",
+    "render_messages": "render_messages",
+    "tool_calls_by_id": "tool_calls_by_id",
+    "register_builtins": "register",
+}
+
+
+def __getattr__(name: str) -> Any:
+    attribute = _FROM_BUILTIN.get(name)
+    if attribute is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module("pitui.render.builtin"), attribute)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "BUILTIN_ENTRY_POINT",
@@ -97,6 +120,9 @@ def default_registry(
     on first use, after the built-ins, so they override them for the keys they register.
     Arguments are passed on to :class:`RendererRegistry`.
     """
+    from pitui.core.models import parse_entry
+    from pitui.render.builtin import register
+
     registry = RendererRegistry(
         model_factory=parse_entry,
         time_budget=time_budget,
@@ -107,5 +133,5 @@ def default_registry(
         "".join(plugin.value.split()) == BUILTIN_ENTRY_POINT for plugin in registry.plugins
     )
     if not listed:
-        register_builtins(registry)
+        register(registry)
     return registry
