@@ -26,7 +26,6 @@ import json
 import os
 import re
 import stat
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -38,6 +37,7 @@ import orjson
 
 from pitui.core.jsonl import BOM, Buffer, open_buffer, parse_json_line
 from pitui.core.jstext import JS_WHITESPACE, js_trim
+from pitui.core.pools import pool_context
 from pitui.core.problems import Problem, ProblemKind
 from pitui.core.session import (
     EntryMeta,
@@ -324,7 +324,7 @@ def diagnose_paths(
                 progress(done, len(paths))
     else:
         groups = _groups(list(paths), sizes, count)
-        with ProcessPoolExecutor(max_workers=count, mp_context=_pool_context()) as pool:
+        with ProcessPoolExecutor(max_workers=count, mp_context=pool_context()) as pool:
             done = 0
             for group in pool.map(_diagnose_group, groups, [largest] * len(groups)):
                 reports.extend(group)
@@ -410,14 +410,6 @@ def _groups(paths: list[str], sizes: list[int], workers: int) -> list[list[str]]
     if current:
         groups.append(current)
     return groups
-
-
-def _pool_context() -> Any:
-    import multiprocessing
-
-    # fork is cheapest, but forking a process with other threads running can deadlock a child
-    # on a lock some thread held; then start the workers from a clean server process.
-    return multiprocessing.get_context("fork" if threading.active_count() == 1 else "forkserver")
 
 
 def _size_or_none(path: str) -> int | None:

@@ -35,10 +35,10 @@ from datetime import UTC, datetime, tzinfo
 from typing import TYPE_CHECKING, Any, Literal
 
 from pitui.core.isotime import parse_iso_ms
+from pitui.core.pools import pool_context
 from pitui.core.session import Session, SessionError
 
 if TYPE_CHECKING:
-    import multiprocessing.context
 
     from pitui.core.store import Scope, Store
 
@@ -332,15 +332,6 @@ class StatsBuilder:
 # ------------------------------------------------------------------------------ reading
 
 
-def _pool_context() -> multiprocessing.context.BaseContext:
-    import multiprocessing
-
-    # fork is cheapest, but forking a process that runs other threads (a UI) can deadlock the
-    # child on a lock some thread held; then start workers from a clean server process.
-    method = "fork" if threading.active_count() == 1 else "forkserver"
-    return multiprocessing.get_context(method)
-
-
 def _file_size(path: str) -> int:
     try:
         return os.stat(path).st_size
@@ -367,7 +358,7 @@ def iter_scans(
     from concurrent.futures import Future, ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context())
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=pool_context())
     pending: dict[Future[list[FileScan]], list[str]] = {}
     try:
         for group in groups:

@@ -45,6 +45,7 @@ from pitui.core.index import (
     extract_bodies,
     hit_snippet,
 )
+from pitui.core.pools import pool_context
 from pitui.core.search import (
     Row,
     S,
@@ -84,7 +85,6 @@ _TASK_FILES = 32
 _TASK_BYTES = 16 * 1024 * 1024
 
 if TYPE_CHECKING:
-    import multiprocessing.context
     from concurrent.futures import Future
 
 T = TypeVar("T")
@@ -278,15 +278,6 @@ def _groups(items: Sequence[T], sizes: Sequence[int], workers: int) -> list[list
     if current:
         groups.append(current)
     return groups
-
-
-def _pool_context() -> multiprocessing.context.BaseContext:
-    import multiprocessing
-
-    # fork is cheapest, but forking a process that runs other threads (a UI) can deadlock the
-    # child on a lock some thread held; then start workers from a clean server process.
-    method = "fork" if threading.active_count() == 1 else "forkserver"
-    return multiprocessing.get_context(method)
 
 
 class _PathKeys(dict[str, str]):
@@ -854,7 +845,7 @@ class Store:
         from concurrent.futures import ProcessPoolExecutor, as_completed
         from concurrent.futures.process import BrokenProcessPool
 
-        pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=_pool_context())
+        pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=pool_context())
         pending: dict[Future[list[R]], list[T]] = {}
         try:
             for group in groups:

@@ -7,9 +7,7 @@ Tests pass catalogs over in-memory items or temp stores; the app passes :class:`
 
 from __future__ import annotations
 
-import contextlib
 import os
-import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -96,33 +94,6 @@ class Catalog(Protocol):
         ...
 
 
-_tracker_lock = threading.Lock()
-
-
-def ensure_resource_tracker() -> None:
-    """Start multiprocessing's resource tracker with the real stderr (once per process).
-
-    The store parses a cold store in a process pool; started from a worker thread under a
-    running Textual app that pool uses the forkserver, whose resource tracker is launched with
-    ``sys.stderr.fileno()`` — and Textual's stderr capture answers -1, so the pool fails with
-    "bad value(s) in fds_to_keep". The tracker is launched here with the process's own stderr
-    (Textual itself writes to ``sys.__stderr__``, so nothing else is redirected meanwhile).
-    """
-    from multiprocessing import resource_tracker
-
-    with _tracker_lock:
-        try:
-            captured = sys.stderr is None or sys.stderr.fileno() < 0
-        except (OSError, ValueError):
-            captured = True
-        real = sys.__stderr__
-        if captured and real is not None:
-            with contextlib.redirect_stderr(real):
-                resource_tracker.ensure_running()
-        else:
-            resource_tracker.ensure_running()
-
-
 class StoreCatalog:
     """The picker's view of :class:`pitui.core.store.Store`."""
 
@@ -138,8 +109,6 @@ class StoreCatalog:
         on_batch: Batch | None = None,
         cancel: threading.Event | None = None,
     ) -> Sequence[PickerItem]:
-        if self.store.workers > 1:
-            ensure_resource_tracker()  # (a cold store is parsed in a process pool)
         found: list[SessionInfo] = []
         for batch in self.store.iter_load(scope, progress=on_progress, cancel=cancel):
             found.extend(batch)
@@ -161,8 +130,6 @@ class StoreCatalog:
             ready = scope in self._fts_ready
         if not ready:
             # the first search reads every message body; later ones only what was appended
-            if self.store.workers > 1:
-                ensure_resource_tracker()
             self.store.sync_fts(scope, progress=on_progress)
             with self._lock:
                 self._fts_ready.add(scope)

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import pitui.core.store as store_module
+from pitui.core.pools import pool_context
 from pitui.core.store import SessionInfo, Store, age_text, sort_sessions
 from tests.conftest import CORPORA, FIXTURES, load_expected
 from tests.core.sessiondata import HEADER, assistant, chain, entry, jsonl, ts, user
@@ -374,7 +375,7 @@ def test_pool_from_a_threaded_process(tmp_path: Path, monkeypatch: pytest.Monkey
     other = threading.Thread(target=stop.wait, daemon=True)
     other.start()
     try:
-        assert store_module._pool_context().get_start_method() == "forkserver"
+        assert pool_context().get_start_method() == "forkserver"
         agent = FIXTURES / "pi-written" / "agent"
         with make_store(agent, tmp_path, True, cwd="/", workers=2) as store:
             pooled = [s.to_json() for s in store.load("all")]

@@ -876,7 +876,6 @@ class PickerScreen(Screen[None]):
     def action_show_stats(self) -> None:
         """Usage of the sessions listed now: the scope, narrowed by the search and filter."""
         from pitui.core.stats import collect_stats
-        from pitui.ui.catalog import ensure_resource_tracker
         from pitui.ui.screens.stats import StatsScreen
 
         paths = [item.path for item in self._visible]
@@ -893,7 +892,6 @@ class PickerScreen(Screen[None]):
             title += ", named only"
 
         def compute(progress: Callable[[int, int], None], cancel: threading.Event) -> Any:
-            ensure_resource_tracker()  # (many files are read in a process pool)
             return collect_stats(paths, by="model", progress=progress, cancel=cancel)
 
         self.app.push_screen(StatsScreen(compute, title=title))

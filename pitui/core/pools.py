@@ -1,0 +1,45 @@
+"""How pitui starts worker processes (the store's cold parse, stats, the doctor over many files).
+
+One place for two rules every pool needs:
+
+- fork is cheapest, but forking a process that runs other threads (a UI) can deadlock the child
+  on a lock some thread held: then the workers start from a clean server process (forkserver);
+- multiprocessing's resource tracker is launched with ``sys.stderr.fileno()``; where stderr is
+  replaced by an object without a descriptor (Textual captures it and answers -1), the pool would
+  fail with "bad value(s) in fds_to_keep". The tracker is started with the process's own stderr.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing.context
+import sys
+import threading
+
+_tracker_lock = threading.Lock()
+
+
+def pool_context() -> multiprocessing.context.BaseContext:
+    """The start method for a new process pool, with the resource tracker ready for it."""
+    import multiprocessing
+
+    method = "fork" if threading.active_count() == 1 else "forkserver"
+    if method == "forkserver":
+        _ensure_resource_tracker()
+    return multiprocessing.get_context(method)
+
+
+def _ensure_resource_tracker() -> None:
+    from multiprocessing import resource_tracker
+
+    with _tracker_lock:
+        try:
+            captured = sys.stderr is None or sys.stderr.fileno() < 0
+        except (OSError, ValueError):
+            captured = True
+        real = sys.__stderr__
+        if captured and real is not None:
+            with contextlib.redirect_stderr(real):
+                resource_tracker.ensure_running()
+        else:
+            resource_tracker.ensure_running()
