@@ -33,7 +33,7 @@ import os
 import re
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -115,6 +115,16 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5 (
 """
 
 T = TypeVar("T")
+
+# SQLite limits the variables of one statement: ``IN (…)`` lists are sent this many at a time.
+_CHUNK = 500
+
+
+def _chunks(values: Sequence[str]) -> Iterator[tuple[list[str], str]]:
+    """``values`` in slices for ``IN (…)``: each slice with its ``?,?,…`` placeholders."""
+    for start in range(0, len(values), _CHUNK):
+        part = list(values[start : start + _CHUNK])
+        yield part, ",".join("?" * len(part))
 
 
 @dataclass(frozen=True, slots=True)
@@ -347,9 +357,7 @@ class Index:
 
         def op(conn: sqlite3.Connection) -> list[Any]:
             rows: list[Any] = []
-            for start in range(0, len(paths), 500):
-                part = list(paths[start : start + 500])
-                marks = ",".join("?" * len(part))
+            for part, marks in _chunks(paths):
                 rows.extend(
                     conn.execute(
                         f"SELECT path, brief, {payload} FROM files WHERE path IN ({marks})", part
@@ -377,9 +385,7 @@ class Index:
             else:
                 wanted = [d for d in dict.fromkeys(dirs) if _storable(d)]
                 bases, overlays = {}, {}
-                for start in range(0, len(wanted), 500):
-                    part = wanted[start : start + 500]
-                    marks = ",".join("?" * len(part))
+                for part, marks in _chunks(wanted):
                     bases.update(
                         conn.execute(
                             f"SELECT dir, listing FROM folders WHERE dir IN ({marks})", part
@@ -425,9 +431,7 @@ class Index:
 
         def op(conn: sqlite3.Connection) -> list[str]:
             found: list[str] = []
-            for start in range(0, len(dirs), 500):
-                part = list(dirs[start : start + 500])
-                marks = ",".join("?" * len(part))
+            for part, marks in _chunks(dirs):
                 found.extend(
                     row[0]
                     for row in conn.execute(f"SELECT path FROM files WHERE dir IN ({marks})", part)
@@ -444,9 +448,7 @@ class Index:
 
         def op(conn: sqlite3.Connection) -> dict[str, str]:
             found: dict[str, str] = {}
-            for start in range(0, len(paths), 500):
-                part = list(paths[start : start + 500])
-                marks = ",".join("?" * len(part))
+            for part, marks in _chunks(paths):
                 found.update(
                     conn.execute(f"SELECT path, dir FROM files WHERE path IN ({marks})", part)
                 )
@@ -461,9 +463,7 @@ class Index:
                 return conn.execute(query).fetchall()
             wanted = [d for d in dict.fromkeys(dirs) if _storable(d)]
             rows: list[Any] = []
-            for start in range(0, len(wanted), 500):
-                part = wanted[start : start + 500]
-                marks = ",".join("?" * len(part))
+            for part, marks in _chunks(wanted):
                 rows.extend(conn.execute(f"{query} WHERE dir IN ({marks})", part).fetchall())
             return rows
 
@@ -477,9 +477,7 @@ class Index:
 
         def op(conn: sqlite3.Connection) -> dict[str, Resume]:
             found: dict[str, Resume] = {}
-            for start in range(0, len(paths), 500):
-                part = list(paths[start : start + 500])
-                marks = ",".join("?" * len(part))
+            for part, marks in _chunks(paths):
                 for path, offset, head, seam, state, text in conn.execute(
                     "SELECT f.path, f.offset, s.head, s.seam, s.state, s.text FROM files f "
                     f"JOIN states s ON s.path = f.path WHERE f.path IN ({marks})",
@@ -548,9 +546,7 @@ class Index:
 
         def op(conn: sqlite3.Connection) -> None:
             self._orphan_fts(conn, paths)
-            for start in range(0, len(paths), 500):
-                part = list(paths[start : start + 500])
-                marks = ",".join("?" * len(part))
+            for part, marks in _chunks(paths):
                 conn.execute(f"DELETE FROM files WHERE path IN ({marks})", part)
                 conn.execute(f"DELETE FROM states WHERE path IN ({marks})", part)
 
@@ -562,9 +558,7 @@ class Index:
 
         def op(conn: sqlite3.Connection) -> dict[str, str]:
             found: dict[str, str] = {}
-            for start in range(0, len(paths), 500):
-                part = list(paths[start : start + 500])
-                marks = ",".join("?" * len(part))
+            for part, marks in _chunks(paths):
                 for path, text, tail in conn.execute(
                     f"SELECT path, text, text_tail FROM states WHERE path IN ({marks})", part
                 ):
@@ -577,9 +571,7 @@ class Index:
 
     def _orphan_fts(self, conn: sqlite3.Connection, paths: Sequence[str]) -> None:
         orphaned = 0
-        for start in range(0, len(paths), 500):
-            part = list(paths[start : start + 500])
-            marks = ",".join("?" * len(part))
+        for part, marks in _chunks(paths):
             ids = [
                 row[0]
                 for row in conn.execute(f"SELECT id FROM files WHERE path IN ({marks})", part)
@@ -607,9 +599,7 @@ class Index:
         def op(conn: sqlite3.Connection) -> list[FtsTask]:
             self._maybe_rebuild_fts(conn)
             todo: list[FtsTask] = []
-            for start in range(0, len(wanted), 500):
-                part = wanted[start : start + 500]
-                marks = ",".join("?" * len(part))
+            for part, marks in _chunks(wanted):
                 todo.extend(
                     FtsTask(*row)
                     for row in conn.execute(
