@@ -3,6 +3,10 @@
 The file is ``$XDG_CONFIG_HOME/pitui/config.toml`` (or the path in ``PITUI_CONFIG``).
 Every field has a default, so a missing file means "all defaults".
 
+:class:`Settings` is a plain frozen dataclass and pydantic is imported only to validate a file
+that exists: importing pydantic costs more than a tenth of a second, which the picker's first
+frame should not wait for when there is nothing to validate.
+
 pi's own ``<agentDir>/keybindings.json`` is read too (:func:`load_pi_keybindings`): its picker
 and tree actions become keymap overrides, under the ``[keymap]`` of pitui's config.
 """
@@ -13,12 +17,15 @@ import json
 import os
 import tomllib
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pitui.core.paths import config_dir
+
+if TYPE_CHECKING:
+    from pydantic import GetCoreSchemaHandler
+    from pydantic_core import CoreSchema
 
 CONFIG_ENV = "PITUI_CONFIG"
 
@@ -27,15 +34,49 @@ class ConfigError(Exception):
     """The config file is unreadable or invalid; ``str(exc)`` names the file and the key."""
 
 
-class Settings(BaseModel):
+class _Between:
+    """An integer field's bounds, checked by pydantic when a file is validated."""
+
+    def __init__(self, low: int, high: int) -> None:
+        self.low, self.high = low, high
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        from pydantic_core import core_schema
+
+        return core_schema.int_schema(ge=self.low, le=self.high)
+
+
+class _NamesAProgram:
+    """A command line whose first word is a program."""
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        from pydantic_core import core_schema
+
+        return core_schema.no_info_after_validator_function(_check_program, handler(source))
+
+
+def _check_program(value: list[str]) -> list[str]:
+    if not value or not value[0].strip():
+        raise ValueError('must name a program, e.g. ["pi", "--session", "{path}"]')
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
     """Everything a user can set. Unknown keys are errors, so typos are caught."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid"}
 
     theme: str = "pi-dark"
     """A Textual theme name (``textual-dark``, ``nord``, …) or ``pi-dark`` / ``pi-light``."""
 
-    resume_command: list[str] = Field(default_factory=lambda: ["pi", "--session", "{path}"])
+    resume_command: Annotated[list[str], _NamesAProgram()] = field(
+        default_factory=lambda: ["pi", "--session", "{path}"]
+    )
     """The command Enter runs, in the session's folder. ``{path}`` is the session file,
     ``{id}`` the session id, ``{cwd}`` its folder."""
 
@@ -57,19 +98,19 @@ class Settings(BaseModel):
     watch: bool = True
     """Follow session files while pitui is open (``--no-watch`` turns it off for one run)."""
 
-    watch_debounce_ms: int = Field(default=150, ge=10, le=5000)
+    watch_debounce_ms: Annotated[int, _Between(10, 5000)] = 150
     """How long file events are gathered before the screens update."""
 
-    keymap: dict[str, str] = Field(default_factory=dict)
-    """Key overrides: command id → keys, e.g. ``{"picker.delete" = "ctrl+x"}`` (comma-separated
+    keymap: dict[str, str] = field(default_factory=dict)
+    """Key overrides: command id → keys, e.g. ``{"picker.sort" = "ctrl+x"}`` (comma-separated
     for several keys). ``pitui --help-keys`` lists the ids."""
 
-    @field_validator("resume_command")
-    @classmethod
-    def _non_empty_command(cls, value: list[str]) -> list[str]:
-        if not value or not value[0].strip():
-            raise ValueError('must name a program, e.g. ["pi", "--session", "{path}"]')
-        return value
+
+def validate_settings(data: object) -> Settings:
+    """``data`` (a parsed TOML table) as settings; raises pydantic's ``ValidationError``."""
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(Settings).validate_python(data)
 
 
 def config_path() -> Path:
@@ -90,8 +131,10 @@ def load_settings(path: Path | None = None) -> Settings:
         data = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from exc
+    from pydantic import ValidationError
+
     try:
-        return Settings.model_validate(data)
+        return validate_settings(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         key = ".".join(str(part) for part in first["loc"]) or "(top level)"

@@ -3,6 +3,7 @@ pi's own keybindings.json."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import string
 from pathlib import Path
@@ -22,6 +23,7 @@ from pitui.config import (
     load_settings,
     merge_keymaps,
     pi_key_to_textual,
+    validate_settings,
 )
 from pitui.ui.app import PituiApp
 from pitui.ui.commands import COMMANDS, command_ids
@@ -109,9 +111,9 @@ def test_unknown_keys_are_rejected(tmp_path: Path) -> None:
     path = write(tmp_path / "config.toml", 'theme = "nord"\ncolour = "red"\n')
     message = config_error(path)
     assert message.startswith(f"{path}: colour: ")
-    assert "xtra" in message or "not permitted" in message  # pydantic's "Extra inputs…"
+    assert "Unexpected keyword argument" in message  # pydantic's words for an unknown field
     with pytest.raises(ValidationError):
-        Settings.model_validate({"sort": "recent"})
+        validate_settings({"sort": "recent"})
 
 
 def test_several_errors_are_counted(tmp_path: Path) -> None:
@@ -131,7 +133,7 @@ def test_bad_toml_and_unreadable_files(tmp_path: Path) -> None:
 
 def test_settings_are_frozen() -> None:
     settings = Settings()
-    with pytest.raises(ValidationError):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         settings.theme = "nord"  # type: ignore[misc]
 
 

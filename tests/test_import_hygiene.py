@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -34,3 +35,21 @@ def test_render_does_not_import_textual(module: str) -> None:
     except subprocess.CalledProcessError as exc:
         pytest.fail(exc.stderr)
     assert not {m for m in loaded if m.split(".")[0] == "textual"}
+
+
+def test_the_app_and_default_settings_do_not_import_pydantic(tmp_path: Path) -> None:
+    # pydantic (and the entry models built on it) cost a tenth of a second or more: the
+    # picker's first frame must not wait for them when no config file needs validating
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "import pitui.ui.app, pitui.commands.app\n"
+        "from pitui.config import load_settings\n"
+        f"load_settings(Path({str(tmp_path)!r}) / 'missing.toml')\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic'"
+        " or m == 'pitui.core.models'))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
+    )
+    assert out.stdout.strip() == "[]"

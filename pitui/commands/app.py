@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -55,7 +56,7 @@ def _settings() -> Any:
     except ConfigError as exc:
         raise CommandError(str(exc)) from exc
     keymap = merge_keymaps(load_pi_keybindings(agent_dir()), settings.keymap)
-    return settings.model_copy(update={"keymap": keymap})
+    return dataclasses.replace(settings, keymap=keymap)
 
 
 def _has_sessions(agent: Path) -> bool:
