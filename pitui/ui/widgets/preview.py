@@ -114,9 +114,10 @@ class SessionPreview(Vertical, can_focus=False):
     """Shows :class:`PreviewData` for the selected session."""
 
     class Loaded(Message):
-        def __init__(self, data: PreviewData) -> None:
+        def __init__(self, data: PreviewData, body: list[RenderableType]) -> None:
             super().__init__()
             self.data = data
+            self.body = body  # the messages, drawn
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -156,8 +157,21 @@ class SessionPreview(Vertical, can_focus=False):
     def _load(self, path: str, entry_id: str | None) -> None:
         worker = get_current_worker()
         data = load_preview(path, entry_id)
+        if worker.is_cancelled:
+            return
+        # drawn here too: the renderers (and the models they import the first time) would
+        # otherwise hold the event loop
+        from pitui.ui.rendering import render_messages
+
+        body: list[RenderableType] = []
+        if data.error is None:
+            if data.note:
+                body.append(Text(data.note, style="italic"))
+            body.extend(render_messages(data.messages, width=max(self.size.width - 3, 20)))
+            if not data.messages:
+                body.append(Text("(no messages on this branch)", style="dim"))
         if not worker.is_cancelled:
-            self.post_message(self.Loaded(data))
+            self.post_message(self.Loaded(data, body))
 
     def on_session_preview_loaded(self, message: SessionPreview.Loaded) -> None:
         data = message.data
@@ -170,16 +184,8 @@ class SessionPreview(Vertical, can_focus=False):
             facts.update(safe_text(data.error, style="bold"))
             messages.update("")
             return
-        from pitui.ui.rendering import render_messages  # here: not needed for the first frame
-
         facts.update(self._facts(data))
-        body: list[RenderableType] = []
-        if data.note:
-            body.append(Text(data.note, style="italic"))
-        body.extend(render_messages(data.messages, width=max(self.size.width - 3, 20)))
-        if not data.messages:
-            body.append(Text("(no messages on this branch)", style="dim"))
-        messages.update(Group(*body))
+        messages.update(Group(*message.body))
         # the last messages are what matter: stay at the end while the new content is laid out
         self.query_one("#preview-scroll", VerticalScroll).anchor()
 
