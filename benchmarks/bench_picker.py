@@ -9,7 +9,8 @@ before the start to the moment the widget draws (``render_line`` / ``render`` ca
 compositor of a headless app), as a user would see it:
 
 - ``empty_app``: a Textual app with one ``Static``: its first frame (the floor of any app);
-- ``warm``: ``pitui --all`` with an up-to-date index: the first row drawn;
+- ``warm``: ``pitui --all --no-watch`` (its ``main``, as the console script runs it) with an
+  up-to-date index: the first row drawn;
 - ``cold``: the same with an empty index: the first row drawn, while the rest is still loading,
   and when every session is listed (``cold_all_loaded``).
 
@@ -60,40 +61,64 @@ if MODE == "empty":
 
     Empty().run(headless=True, size=(120, 40))
 else:
-    from pitui.core.store import Store
-    from pitui.ui.app import AppOptions, make_app
-    from pitui.ui.catalog import StoreCatalog
-    from pitui.ui.screens.picker import PickerScreen
-    from pitui.ui.widgets.session_list import SessionList
+    # pitui as the user starts it (``pitui --all``), its list widget watched from the moment
+    # its module is imported: the imports stay inside the command, as they are for a user
+    import importlib.util
 
-    draw = SessionList.render_line
+    def watch_list(module):
+        from textual.app import App
 
-    def render_line(self, y):
-        strip = draw(self, y)
-        if self.rows:
-            mark("first_row", rows_at_first_paint=len(self.rows))
-            if MODE == "warm":
-                self.app.call_later(self.app.exit)
-        return strip
+        run_app = App.run
+        App.run = lambda self, **kwargs: run_app(self, headless=True, size=(120, 40))
 
-    SessionList.render_line = render_line
-    mark("imported")
-    app = make_app(StoreCatalog(Store(cwd="/")), AppOptions(scope="all", watch=False))
+        SessionList = module.SessionList
+        draw, set_rows = SessionList.render_line, SessionList.set_rows
 
-    set_rows = SessionList.set_rows
+        def render_line(self, y):
+            strip = draw(self, y)
+            if self.rows:
+                mark("first_row", rows_at_first_paint=len(self.rows))
+                if MODE == "warm":
+                    self.app.call_later(self.app.exit)
+            return strip
 
-    def set_rows_and_check(self, rows, **kwargs):
-        # the whole list is shown: the load is over (checked where it happens: no polling)
-        set_rows(self, rows, **kwargs)
-        screen = self.screen
-        if MODE == "cold" and isinstance(screen, PickerScreen):
-            state = screen.state.scopes["all"]
-            if state.loaded and not state.running and len(rows) == len(state.items) > 0:
-                mark("all_loaded", rows_when_loaded=len(rows))
-                self.app.call_later(self.app.exit)
+        def set_rows_and_check(self, rows, **kwargs):
+            # the whole list is shown: the load is over (checked where it happens: no polling)
+            from pitui.ui.screens.picker import PickerScreen  # (being imported when this is)
 
-    SessionList.set_rows = set_rows_and_check
-    app.run(headless=True, size=(120, 40))
+            set_rows(self, rows, **kwargs)
+            screen = self.screen
+            if MODE == "cold" and isinstance(screen, PickerScreen):
+                state = screen.state.scopes["all"]
+                if state.loaded and not state.running and len(rows) == len(state.items) > 0:
+                    mark("all_loaded", rows_when_loaded=len(rows))
+                    self.app.call_later(self.app.exit)
+
+        SessionList.render_line = render_line
+        SessionList.set_rows = set_rows_and_check
+
+    class WatchImport:
+        def find_spec(self, name, path=None, target=None):
+            if name != "pitui.ui.widgets.session_list":
+                return None
+            sys.meta_path.remove(self)
+            spec = importlib.util.find_spec(name)
+            run_module = spec.loader.exec_module
+
+            def exec_module(module):
+                run_module(module)
+                watch_list(module)
+
+            spec.loader.exec_module = exec_module
+            return spec
+
+    sys.meta_path.insert(0, WatchImport())
+    from pitui.cli import main
+
+    mark("cli_imported")
+    code = main(["--all", "--no-watch"])
+    if code != 0:
+        raise SystemExit(f"pitui exited with {code}")
 print(json.dumps(marks))
 """
 
@@ -158,6 +183,7 @@ def main() -> None:
         env.update(
             PI_CODING_AGENT_DIR=str(agent),
             XDG_CACHE_HOME=str(cache),
+            XDG_CONFIG_HOME=str(cache / "config"),  # pitui's defaults, not this user's config
             PYTHONPATH=str(REPO),
             TERM="xterm-256color",
         )

@@ -10,10 +10,13 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal, Protocol, cast
 
 from pitui.core import paths
+from pitui.core.first_page import first_page_path, read_first_page, write_first_page
 from pitui.core.search import Row
 from pitui.core.store import Store, hit_snippet
 from pitui.core.summary import SessionInfo
@@ -77,6 +80,11 @@ class Catalog(Protocol):
         """
         ...
 
+    def first_page(self, scope: Scope) -> Sequence[PickerItem]:
+        """The scope's newest sessions if they are known already (read ahead while the app
+        started; this never waits nor reads): shown in the first frame, before the load ends."""
+        ...
+
     def rows(
         self, items: Sequence[PickerItem], query: str, mode: SortMode, named_only: bool
     ) -> list[Row[Any]]:
@@ -101,6 +109,24 @@ class StoreCatalog:
         self.store = store
         self._fts_ready: set[Scope] = set()  # scopes whose full-text index is up to date
         self._lock = threading.Lock()
+        self._read_ahead: dict[Scope, Future[list[SessionInfo]]] = {}
+
+    def read_ahead(self, scope: Scope) -> None:
+        """Start reading ``scope``'s first page in a thread (while the app is being imported)."""
+        future: Future[list[SessionInfo]] = Future()
+        self._read_ahead[scope] = future
+
+        def read() -> None:
+            try:
+                future.set_result(self._read_first_page(scope))
+            except Exception:  # a damaged cache is only no first page
+                future.set_result([])
+
+        threading.Thread(target=read, name="pitui-first-page", daemon=True).start()
+
+    def first_page(self, scope: Scope) -> Sequence[PickerItem]:
+        future = self._read_ahead.get(scope)
+        return future.result() if future is not None and future.done() else []
 
     def load(
         self,
@@ -109,14 +135,39 @@ class StoreCatalog:
         on_batch: Batch | None = None,
         cancel: threading.Event | None = None,
     ) -> Sequence[PickerItem]:
+        shown: set[str] = set()
+        if on_batch is not None:
+            # the newest sessions of the last run, each file checked: painted before the rest
+            ahead = self._read_ahead.pop(scope, None)
+            early = ahead.result() if ahead is not None else self._read_first_page(scope)
+            if early:
+                on_batch(early)
+                shown = {info.path for info in early}
         found: list[SessionInfo] = []
         for batch in self.store.iter_load(scope, progress=on_progress, cancel=cancel):
             found.extend(batch)
             if on_batch is not None:
-                on_batch(batch)
+                on_batch([info for info in batch if info.path not in shown] if shown else batch)
         with self._lock:
             self._fts_ready.clear()  # a (re)load means files changed: re-sync before searching
-        return sort_items(found)
+        items = sort_items(found)
+        page = self._first_page(scope)
+        if page is not None and not (cancel is not None and cancel.is_set()):
+            write_first_page(*page, cast("list[SessionInfo]", items))
+        return items
+
+    def _read_first_page(self, scope: Scope) -> list[SessionInfo]:
+        page = self._first_page(scope)
+        return read_first_page(*page) if page is not None else []
+
+    def _first_page(self, scope: Scope) -> tuple[Path, str] | None:
+        """Where this scope's first page is kept, and its key (``None``: no cache is used)."""
+        index = self.store.index
+        if index is None or index.path is None:
+            return None
+        store = self.store
+        key = "\0".join((scope, os.fspath(store.agent), store.session_dir or "", store.cwd))
+        return first_page_path(Path(index.path).parent, key), key
 
     def rows(
         self, items: Sequence[PickerItem], query: str, mode: SortMode, named_only: bool

@@ -79,6 +79,7 @@ class FakeCatalog:
     gates: dict[Scope, threading.Event] = field(default_factory=dict)
     hits: list[FullTextHit] = field(default_factory=list)
     loads: list[Scope] = field(default_factory=list)
+    first_pages: dict[Scope, list[FakeItem]] = field(default_factory=dict)
 
     def load(
         self,
@@ -94,6 +95,9 @@ class FakeCatalog:
         items = list(self.scopes.get(scope, []))
         on_progress(len(items), len(items))
         return sort_items(items)
+
+    def first_page(self, scope: Scope) -> Sequence[PickerItem]:
+        return self.first_pages.get(scope, [])
 
     def rows(
         self, items: Sequence[PickerItem], query: str, mode: SortMode, named_only: bool

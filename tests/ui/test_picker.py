@@ -455,6 +455,27 @@ async def test_u16_all_load_finishing_in_the_background() -> None:
         assert len(picker(app).query_one(SessionList).rows) == 6
 
 
+async def test_the_first_page_is_in_the_first_frame_while_the_load_runs() -> None:
+    gate = threading.Event()
+    items = u1_items()
+    early = items[:3]
+    catalog = FakeCatalog(
+        scopes={"current": items}, gates={"current": gate}, first_pages={"current": early}
+    )
+    app = fake_app(catalog)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        widget = picker(app).query_one(SessionList)
+        assert sorted(row.path for row in widget.rows) == sorted(item.path for item in early)
+        assert "Loading" in static_text(app, "#picker-modes")
+        await pilot.press("down")
+        assert widget.selected == 1
+        gate.set()
+        await settle(pilot)
+        assert len(widget.rows) == len(items)
+        assert "Loading" not in static_text(app, "#picker-modes")
+
+
 async def test_u17_nothing_anywhere_closes_the_picker() -> None:
     app = fake_app(FakeCatalog(scopes={"current": [], "all": []}))
     async with app.run_test(size=SIZE) as pilot:

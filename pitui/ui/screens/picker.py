@@ -70,6 +70,8 @@ REFRESH_COST_FACTOR = 4.0  # nor more often than 4 times as long as the last re-
 PARTIAL_INTERVAL = 0.25  # while a scope first loads, the rows read so far are shown after this,
 PARTIAL_INTERVAL_MAX = 4.0  # then ever less often (the interval doubles up to this)
 PROGRESS_INTERVAL = 0.1  # "Loading n/N" is updated at most this often
+FIRST_PAINT_WAIT = 0.5  # a load pauses (at most this long) until its first rows are drawn
+IN_PLACE_ROWS = 500  # up to this many sessions (and no search) are filtered on the event loop
 FULL_TEXT_DELAY = 0.15  # full-text queries wait for typing to pause
 AGE_TICK = 30.0  # ages ("5m") are redrawn this often
 OWN_WRITE_SECONDS = 3.0  # our own appends (rename) do not make a session "live"
@@ -260,6 +262,7 @@ class PickerScreen(Screen[None]):
         self._refresh_cost = 0.0  # seconds the last live re-read took
         self._filter_lock = threading.Lock()
         self._cancel = threading.Event()  # set when the screen goes: loads stop early
+        self._rows_painted = threading.Event()  # set once the first rows were drawn
         self._stop_watch: asyncio.Event | None = None
         self._live: dict[str, float] = {}  # path → monotonic time its live mark ends
         self._own_writes: dict[str, float] = {}  # path → until when its events are ours
@@ -293,6 +296,11 @@ class PickerScreen(Screen[None]):
         self._render_hints()
         self.watch(self.app, "theme", lambda _theme: self._render_header(), init=False)
         self._load(self.state.scope)
+        early = self.catalog.first_page(self.state.scope)
+        if early and not self.scope_state.loaded:
+            # read ahead while the app started: the first frame shows them (the load goes on)
+            self.scope_state.items = sort_items(early)
+            self.refilter()
         self.set_interval(AGE_TICK, self.session_list.refresh)
         enabled, debounce = self._watch_settings()
         if enabled:
@@ -307,9 +315,7 @@ class PickerScreen(Screen[None]):
         # back from the session view: the file may have changed there (branch switch, labels)
         item = self.selected_item
         if item is not None and self.is_mounted:
-            self.query_one(SessionPreview).show(
-                item.path, entry_id=self.selected_entry, force=True
-            )
+            self.query_one(SessionPreview).show(item.path, entry_id=self.selected_entry, force=True)
             if not self.watching and self.scope_state.loaded:
                 self._load(self.state.scope, force=True, quiet=True)
 
@@ -386,6 +392,8 @@ class PickerScreen(Screen[None]):
                 next_partial[0] = now + next_partial[1]
                 next_partial[1] = min(next_partial[1] * 2, PARTIAL_INTERVAL_MAX)
                 self.post_message(self.ScopePartial(scope, generation, sort_items(found)))
+                # the rest of the load would take the GIL from the first paint: wait for it
+                self._rows_painted.wait(FIRST_PAINT_WAIT)
 
         try:
             items = self.catalog.load(scope, progress, batch, cancel)
@@ -478,7 +486,7 @@ class PickerScreen(Screen[None]):
             if not self._hits:
                 self._show_hits_empty(query[len(FULL_TEXT_PREFIX) :])
             return
-        self._filter(
+        request = (
             self.state.scope,
             self.scope_state.items,
             self.state.query,
@@ -487,6 +495,16 @@ class PickerScreen(Screen[None]):
             self.state.show_path,
             keep,
         )
+        if not query and len(request[1]) <= IN_PLACE_ROWS and self._filter_lock.acquire(False):
+            # a first page and no search (no texts to read): a worker's round trip would cost
+            # more than the work, and the first rows wait for it
+            try:
+                self.workers.cancel_group(self, "filter")
+                self._on_filtered(self._filtered(*request))
+            finally:
+                self._filter_lock.release()
+        else:
+            self._filter(*request)
         self._render_header()
 
     def _filter_key(self) -> tuple[object, ...]:
@@ -515,11 +533,25 @@ class PickerScreen(Screen[None]):
         with self._filter_lock:  # the search caches are not shared between threads
             if get_current_worker().is_cancelled:
                 return
-            rows = self.catalog.rows(items, query, mode, named)
+            filtered = self._filtered(scope, items, query, mode, named, show_path, keep)
+        self.post_message(filtered)
+
+    def _filtered(
+        self,
+        scope: Scope,
+        items: Sequence[PickerItem],
+        query: str,
+        mode: SortMode,
+        named: bool,
+        show_path: bool,
+        keep: str | None,
+    ) -> Filtered:
+        """The rows of a request (the caller holds ``_filter_lock``)."""
+        rows = self.catalog.rows(items, query, mode, named)
         live = set(self._live)
         display = self.list_rows(rows, all_scope=scope == "all", show_path=show_path, live=live)
         key = (scope, query, mode, named, show_path, id(items))
-        self.post_message(self.Filtered(key, [row.item for row in rows], display, keep))
+        return self.Filtered(key, [row.item for row in rows], display, keep)
 
     def list_rows(
         self,
@@ -587,6 +619,8 @@ class PickerScreen(Screen[None]):
     def _after_rows(self) -> None:
         # the preview reads a file and renders messages: let the rows paint first
         self.call_after_refresh(self._update_preview)
+        if self._visible and not self._rows_painted.is_set():
+            self.call_after_refresh(self._rows_painted.set)
         self._update_position()
         self.refresh_bindings()
 

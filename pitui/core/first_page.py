@@ -1,0 +1,79 @@
+"""The newest sessions of the last listing, to show before this listing is verified.
+
+A warm listing of 10,000 sessions stats every file and decodes every cached row (about a third
+of a second); a screen shows 50 rows. So after each listing the newest sessions are written to a
+small file next to the index, with the stat key (size, mtime_ns, inode) their file had, and the
+next start shows the ones whose file still has that key at once. What is shown is never stale
+(each file is checked), but the page may miss a session that changed since the last run: the
+full listing that follows puts it in its place.
+
+Like the index it is disposable: any problem reading it means "no first page".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from pitui.core.summary import SessionInfo
+
+PAGE_SIZE = 150  # rows kept: more than the tallest terminal shows
+_FORMAT = 1
+
+
+def first_page_path(cache_dir: Path, key: str) -> Path:
+    """Where the page of one listing (scope, folder, agent dir) lives."""
+    digest = hashlib.sha1(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return cache_dir / f"first-page-{digest}.marshal"
+
+
+def _stat_key(path: str) -> tuple[int, int, int] | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+
+
+def read_first_page(path: Path, key: str) -> list[SessionInfo]:
+    """The sessions of the page whose file is unchanged since it was written (maybe none)."""
+    try:
+        data = path.read_bytes()
+        version, stored_key, records = marshal.loads(data)
+    except (OSError, ValueError, EOFError, TypeError):
+        return []
+    if version != _FORMAT or stored_key != key or type(records) is not list:
+        return []
+    found: list[SessionInfo] = []
+    try:
+        for session, size, mtime_ns, ino, row in records:
+            if _stat_key(session) == (size, mtime_ns, ino):
+                found.append(SessionInfo.from_row(session, size, row))
+    except (TypeError, ValueError):
+        return []  # written by another version: not worth guessing
+    return found
+
+
+def write_first_page(path: Path, key: str, newest_first: Sequence[SessionInfo]) -> None:
+    """Keep the first :data:`PAGE_SIZE` of a listing; a file that changed since it was listed
+    (its size differs) is left out. Rewritten only when it changed, atomically."""
+    records = []
+    for info in newest_first[:PAGE_SIZE]:
+        stat_key = _stat_key(info.path)
+        if stat_key is not None and stat_key[0] == info.size:
+            records.append((info.path, *stat_key, info.to_row()))
+    data = marshal.dumps((_FORMAT, key, records))
+    try:
+        if path.read_bytes() == data:
+            return
+    except OSError:
+        pass
+    temp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        temp.write_bytes(data)
+        os.replace(temp, path)
+    except OSError:
+        temp.unlink(missing_ok=True)
