@@ -55,7 +55,8 @@ def emit_json_bytes(data: bytes) -> None:
     if buffer is None or encoding not in ("utf-8", "utf8"):
         sys.stdout.write(data.decode() + "\n")
     else:
-        buffer.write(data + b"\n")
+        buffer.write(data)  # (data + b"\n" would copy megabytes)
+        buffer.write(b"\n")
         buffer.flush()
     sys.stdout.flush()
 

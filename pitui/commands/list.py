@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pitui.core.search import Row
@@ -94,15 +94,13 @@ def _print_listed(store: Store, scope: Scope, args: argparse.Namespace) -> bool:
     False (nothing printed) when a session's JSON needs the standard encoder (lone surrogates).
     """
     progress = _progress_printer()
-    listed = store.load_listed(scope, progress=progress)
+    output = store.listed_json(scope, args.sort, args.named, progress=progress)
     _end_progress(progress)
-    elements = [item.listing for item in store.order(listed, args.sort, args.named)]
-    if None in elements:
+    if output is None:
         return False
     from pitui.commands.common import emit_json_bytes
 
-    body = b",\n".join(cast("list[bytes]", elements))
-    emit_json_bytes(b"[\n" + body + b"\n]" if elements else b"[]")
+    emit_json_bytes(output)
     return True
 
 

@@ -12,6 +12,10 @@ the keys of all its files and the listing records of its sessions in one marshal
 overlay of what changed since; a warm ``pitui list --json`` reads these and no per-file row.
 They are checked against the files' keys every time, so a stale one only costs a re-read.
 
+Whole outputs (:meth:`Index.put_output`): a command's output in a file of its own beside the
+database (``index.sqlite3.out-<crc32 of its name>``), replaced atomically, with what its caller
+needs to tell whether it still holds.
+
 Robustness: WAL mode and a busy timeout let several pitui processes share the file. A damaged
 file is deleted and rebuilt, with a one-line warning (:attr:`Index.warnings`); if the cache
 directory cannot be used at all, the index lives in memory for this process. A write that stays
@@ -33,8 +37,8 @@ import os
 import re
 import sqlite3
 import threading
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -127,18 +131,53 @@ def _chunks(values: Sequence[str]) -> Iterator[tuple[list[str], str]]:
         yield part, ",".join("?" * len(part))
 
 
-@dataclass(frozen=True, slots=True)
-class Cached:
+class _Record:
+    """A plain record compared and shown by its fields: creating a dataclass costs more than a
+    millisecond at import, which every ``pitui list`` would pay."""
+
+    __slots__: tuple[str, ...] = ()
+
+    def _fields(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, _Record)
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        pairs = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__name__}({pairs})"
+
+
+class Cached(_Record):
     """What the index knows of one file."""
 
-    path: str
-    dir: str
-    size: int
-    mtime_ns: int
-    ino: int
-    dev: int
-    offset: int
-    row: bytes | None  # SessionInfo.to_row() as JSON; None: not a session
+    __slots__ = ("dev", "dir", "ino", "mtime_ns", "offset", "path", "row", "size")
+
+    def __init__(
+        self,
+        path: str,
+        dir: str,
+        size: int,
+        mtime_ns: int,
+        ino: int,
+        dev: int,
+        offset: int,
+        row: bytes | None,  # SessionInfo.to_row() as JSON; None: not a session
+    ) -> None:
+        self.path = path
+        self.dir = dir
+        self.size = size
+        self.mtime_ns = mtime_ns
+        self.ino = ino
+        self.dev = dev
+        self.offset = offset
+        self.row = row
 
     @property
     def key(self) -> tuple[int, int, int, int]:
@@ -152,8 +191,7 @@ class Cached:
         return SessionInfo.from_row(self.path, self.size, load_json(self.row))
 
 
-@dataclass(frozen=True, slots=True)
-class TextHit:
+class TextHit(_Record):
     """One full-text hit: the session file and the entry (id and byte range of its line).
 
     ``entry_id`` is what :class:`~pitui.core.session.Session` calls the entry's uid for ordinary
@@ -161,30 +199,53 @@ class TextHit:
     a file repeats an id, ``offset`` is what identifies the entry (``EntryMeta.offset``).
     """
 
-    path: str
-    entry_id: str
-    kind: str  # user, assistant, toolResult, bashExecution, custom, compaction, branch_summary, …
-    offset: int
-    length: int
-    rank: float | None  # FTS5 bm25 rank (lower is better); None: too many matches, newest first
+    __slots__ = ("entry_id", "kind", "length", "offset", "path", "rank")
+
+    def __init__(
+        self,
+        path: str,
+        entry_id: str,
+        kind: str,  # user, assistant, toolResult, bashExecution, custom, compaction, …
+        offset: int,
+        length: int,
+        rank: float | None,  # FTS5 bm25 rank (lower is better); None: too many matches
+    ) -> None:
+        self.path = path
+        self.entry_id = entry_id
+        self.kind = kind
+        self.offset = offset
+        self.length = length
+        self.rank = rank
 
 
-@dataclass(frozen=True, slots=True)
-class FtsTask:
-    file: int
-    path: str
-    start: int
-    line: int
+class FtsTask(_Record):
+    __slots__ = ("file", "line", "path", "start")
+
+    def __init__(self, file: int, path: str, start: int, line: int) -> None:
+        self.file = file
+        self.path = path
+        self.start = start
+        self.line = line
 
 
-@dataclass(slots=True)
-class FtsResult:
-    file: int
-    path: str
-    end: int  # offset after the last complete line read
-    line: int  # line number at ``end``
-    docs: list[tuple[str, str, int, int, str]]  # (entry_id, kind, offset, length, body)
-    error: str | None = None
+class FtsResult(_Record):
+    __slots__ = ("docs", "end", "error", "file", "line", "path")
+
+    def __init__(
+        self,
+        file: int,
+        path: str,
+        end: int,  # offset after the last complete line read
+        line: int,  # line number at ``end``
+        docs: list[tuple[str, str, int, int, str]],  # (entry_id, kind, offset, length, body)
+        error: str | None = None,
+    ) -> None:
+        self.file = file
+        self.path = path
+        self.end = end
+        self.line = line
+        self.docs = docs
+        self.error = error
 
 
 class Index:
@@ -198,6 +259,7 @@ class Index:
         self.warnings: list[str] = []
         self._lock = threading.RLock()
         self._create_dir = create_dir
+        self._outputs: dict[str, list[bytes]] = {}  # put_output's, in memory
         self._conn = self._open()
 
     @classmethod
@@ -422,6 +484,53 @@ class Index:
             )
 
         self._run(op, None, write=True)
+
+    # ---------------------------------------------------------------- whole outputs
+
+    def _output_path(self, name: str) -> Path | None:
+        if self.path is None:
+            return None
+        digest = zlib.crc32(name.encode("utf-8", "surrogatepass"))
+        return self.path.with_name(f"{self.path.name}.out-{digest:08x}")
+
+    def output(self, name: str) -> list[bytes] | None:
+        """The parts of a stored output (see :meth:`put_output`), or None."""
+        path = self._output_path(name)
+        if path is None:
+            return self._outputs.get(name)
+        try:
+            with open(path, "rb") as handle:  # (a read per part: megabytes copied once)
+                size = int.from_bytes(handle.read(8), "little")
+                stored, lengths = marshal.loads(handle.read(size))
+                if stored != name:
+                    return None  # another name with the same file name
+                parts = [handle.read(length) for length in lengths]
+                if list(map(len, parts)) != lengths or handle.read(1):
+                    return None  # a damaged file
+        except (OSError, ValueError, EOFError, TypeError, MemoryError, OverflowError):
+            return None
+        return parts
+
+    def put_output(self, name: str, parts: list[bytes]) -> None:
+        """Keep a command's whole output under ``name`` in ``parts`` (the output and what tells
+        the caller whether it still holds: see :meth:`~pitui.core.store.Store.listed_json`).
+        A file of its own beside the database: read in one system call, where SQLite reads a
+        blob a page at a time."""
+        path = self._output_path(name)
+        if path is None:
+            self._outputs[name] = parts
+            return
+        head = marshal.dumps((name, [len(part) for part in parts]))
+        temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        try:
+            with open(temporary, "wb") as handle:
+                handle.write(len(head).to_bytes(8, "little") + head)
+                for part in parts:
+                    handle.write(part)
+            os.replace(temporary, path)  # readers see the old file or the new one, whole
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
 
     def forget_folders(self, dirs: Sequence[str]) -> None:
         """Drop whole folders that vanished: their files and their listings."""

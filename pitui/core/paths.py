@@ -69,6 +69,14 @@ def session_file_name(created_iso: str, session_id: str) -> str:
     return created_iso.replace(":", "-").replace(".", "-") + "_" + session_id + ".jsonl"
 
 
+def real_path(path: str) -> str:
+    """Normalized absolute real path (the path itself if it cannot be resolved)."""
+    try:
+        return os.path.realpath(os.path.abspath(path))
+    except (OSError, ValueError):
+        return path
+
+
 def normalize_session_path(path: str) -> str:
     """Absolute, real path: how pitui compares ``parentSession`` with listed paths (§14)."""
     expanded = os.path.expanduser(path)

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -39,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Generic, Literal, NamedTuple, Protocol, TypeVar
 
 from pitui.core.jstext import JS_WHITESPACE, JS_WHITESPACE_RUN, js_trim
+from pitui.core.paths import real_path
 
 __all__ = [
     "JS_WHITESPACE",
@@ -1305,15 +1305,8 @@ def display_title(name: str | None, first_message: str) -> str:
     return js_trim(_CONTROL_CHARS.sub(" ", text))
 
 
-def _default_normalize_path(path: str) -> str:
-    try:
-        return os.path.realpath(os.path.abspath(path))
-    except (OSError, ValueError):
-        return path
-
-
 # Resolving symlinks costs system calls; the picker rebuilds the forest on many key presses.
-_cached_default_normalize: Final = functools.lru_cache(maxsize=65536)(_default_normalize_path)
+_cached_default_normalize: Final = functools.lru_cache(maxsize=65536)(real_path)
 
 
 def default_normalize_path(path: str) -> str:

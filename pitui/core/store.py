@@ -17,7 +17,9 @@ fields and the session's JSON text, ready to print) answered a whole folder at a
 index's folder listings when the folder's files have the keys listed (one stat per file and one
 decode per folder: no per-file rows, no objects beyond a tuple per session). The threaded order
 of such records (:meth:`Store.order`) sends only the sessions in a fork relation through the
-forest; the rest keep their place by ``modified``.
+forest; the rest keep their place by ``modified``. :meth:`Store.listed_json` keeps the whole
+printed output with the scan it was made from: a store where nothing changed costs a scan and
+one file read; after a few changes, the output's records stand in for the folder listings.
 
 The picker's search, sort modes and Named filter (ui §2.4-§2.6) are :mod:`pitui.core.search`;
 :meth:`Store.rows` applies them to a loaded list.
@@ -25,6 +27,8 @@ The picker's search, sort modes and Named filter (ui §2.4-§2.6) are :mod:`pitu
 
 from __future__ import annotations
 
+import functools
+import itertools
 import marshal
 import operator
 import os
@@ -32,7 +36,6 @@ import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar, cast
 
@@ -45,20 +48,10 @@ from pitui.core.index import (
     extract_bodies,
     hit_snippet,
 )
-from pitui.core.pools import pool_context
-from pitui.core.search import (
-    Row,
-    S,
-    SearchableSession,
-    SortMode,
-    default_normalize_path,
-    filter_and_sort,
-    named_filter,
-    searchable_text,
-)
 
 if TYPE_CHECKING:
-    # (imported where used: a warm listing needs none of the parsing code)
+    # (imported where used: a warm listing needs neither the parsing code nor the search)
+    from pitui.core.search import Row, S, SearchableSession, SortMode
     from pitui.core.summary import FileSummary, Resume, SessionInfo
 
 __all__ = [
@@ -91,15 +84,36 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-@dataclass(frozen=True, slots=True)
 class Candidate:
     """A ``.jsonl`` name found in a scope directory; ``key`` is ``None`` when it cannot be
     read as a regular file (it still counts in the progress total, as in pi)."""
 
-    path: str
-    dir: str
-    key: tuple[int, int, int, int] | None  # (size, mtime_ns, inode, device)
-    link: bool = False  # the name is a symbolic link
+    __slots__ = ("dir", "key", "link", "path")
+
+    def __init__(
+        self,
+        path: str,
+        dir: str,
+        key: tuple[int, int, int, int] | None,  # (size, mtime_ns, inode, device)
+        link: bool = False,  # the name is a symbolic link
+    ) -> None:
+        self.path = path
+        self.dir = dir
+        self.key = key
+        self.link = link
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Candidate):
+            return NotImplemented
+        return (self.path, self.dir, self.key, self.link) == (
+            other.path, other.dir, other.key, other.link
+        )  # fmt: skip
+
+    def __hash__(self) -> int:
+        return hash((self.path, self.dir, self.key, self.link))
+
+    def __repr__(self) -> str:
+        return f"Candidate({self.path!r}, {self.dir!r}, {self.key!r}, {self.link!r})"
 
 
 class Listed(NamedTuple):
@@ -118,6 +132,8 @@ class Listed(NamedTuple):
 
     @property
     def search_text(self) -> str:
+        from pitui.core.search import searchable_text
+
         return searchable_text(self.id, self.name, "", self.cwd)
 
     @classmethod
@@ -128,9 +144,10 @@ class Listed(NamedTuple):
         )  # fmt: skip
 
 
-# sort keys of Listed records (path, modified) at C speed
+# sort keys of Listed records (path, modified), and a Listed of a plain tuple, at C speed
 _path_of = operator.itemgetter(0)
 _modified_of = operator.itemgetter(1)
+_new_listed = functools.partial(tuple.__new__, Listed)
 
 
 def sort_sessions(sessions: Iterable[SessionInfo]) -> list[SessionInfo]:
@@ -281,10 +298,20 @@ def _groups(items: Sequence[T], sizes: Sequence[int], workers: int) -> list[list
 
 
 class _PathKeys(dict[str, str]):
-    """Normalised paths of listed files; any other path is resolved when asked for."""
+    """Normalised paths of listed files; any other path is resolved when asked for. What was
+    resolved through the file system is kept in ``resolved``: a stored output checks it."""
 
-    def __missing__(self, path: str) -> str:
-        return default_normalize_path(path)
+    def __init__(self) -> None:
+        super().__init__()
+        self.resolved: dict[str, str] = {}
+
+    def resolve(self, path: str) -> str:
+        from pitui.core.search import default_normalize_path
+
+        real = self.resolved[path] = default_normalize_path(path)
+        return real
+
+    __missing__ = resolve
 
 
 def _threaded_order(items: list[S], normalize: Callable[[str], str]) -> list[S]:
@@ -308,6 +335,8 @@ def _threaded_order(items: list[S], normalize: Callable[[str], str]) -> list[S]:
             items[index] for index in sorted(range(count), key=latest.__getitem__, reverse=True)
         ]
     forked = [index for index in range(count) if linked[index]]
+    from pitui.core.search import filter_and_sort
+
     rows = filter_and_sort([items[index] for index in forked], "", "threaded", False, normalize)
     where = {id(items[index]): index for index in forked}
     if len(where) != len(forked):  # one object listed twice: let the forest sort it out
@@ -472,6 +501,100 @@ def _decode_folder(data: bytes | None) -> tuple[dict[str, Any], list[tuple[Any, 
     return keys, entries
 
 
+# What an earlier output was made from: the scan (folder -> {path: key}), and the records of
+# its sessions (Listed, the ones whose element it holds) and the paths of the others.
+_Known = tuple[dict[str, dict[str, "_Key | None"]], list["Listed"], list[str]]
+
+
+def _unchanged(made_of: bytes, found: bytes) -> bool:
+    """Whether an output was made from what is there now (see :meth:`Store.listed_json`):
+    ``found`` is the scan as marshal writes it (version 2: no references, so equal values give
+    equal bytes), and each path the order resolved must resolve the same way."""
+    try:
+        scan, resolved = marshal.loads(made_of)
+    except (ValueError, EOFError, TypeError):
+        return False
+    if scan != found or type(resolved) is not dict:
+        return False
+    if resolved:
+        from pitui.core.search import default_normalize_path
+
+        return all(default_normalize_path(path) == real for path, real in resolved.items())
+    return True
+
+
+def _records(listed: list[Listed], ordered: list[Listed]) -> bytes:
+    """The records of an output's sessions, as columns: path, modified, parent, name, cwd, id,
+    and where ``output[start:end]`` is the session's element (``-1``: not in the output).
+    Columns of plain values: written and read back at C speed, without a loop per session."""
+    lengths = list(map(len, map(operator.itemgetter(6), ordered)))
+    ends = list(itertools.accumulate(map((2).__add__, lengths)))  # ("[\n", then ",\n" after each)
+    starts = list(map(operator.sub, ends, lengths))
+    rest: list[Listed] = []
+    if len(ordered) != len(listed):  # (the Named filter left some out)
+        shown = set(map(_path_of, ordered))
+        rest = [item for item in listed if item.path not in shown]
+        starts += [-1] * len(rest)
+        ends += [-1] * len(rest)
+    items = ordered + rest
+    columns = [list(map(operator.itemgetter(field), items)) for field in range(6)]
+    return marshal.dumps((*columns, starts, ends))
+
+
+def _known(made_of: bytes, records: bytes, output: bytes) -> _Known | None:
+    """What a stored output was made from (None if it cannot be read)."""
+    try:
+        scan, _ = marshal.loads(made_of)
+        _, folders, _ = marshal.loads(scan)
+        paths_, modified, parents, names, cwds, ids, starts, ends = marshal.loads(records)
+        cut = len(starts) - starts.count(-1)  # the sessions in the output come first
+        listings = map(output.__getitem__, map(slice, starts[:cut], ends[:cut]))
+        columns = zip(paths_, modified, parents, names, cwds, ids, listings, strict=False)
+        sessions = list(map(_new_listed, itertools.islice(columns, cut)))
+    except (ValueError, EOFError, TypeError, AttributeError):
+        return None
+    if type(folders) is not dict or len(sessions) != cut:
+        return None
+    if cut and (min(starts[:cut]) < 2 or max(ends[:cut]) > len(output)):
+        return None  # spans that cannot be this output's
+    return folders, sessions, paths_[cut:]
+
+
+def _answers_from(known: _Known, scanned: dict[str, dict[str, _Key | None]]) -> _FolderAnswers:
+    """:class:`_FolderAnswers` from an earlier output's records instead of folder listings: a
+    folder whose keys are all the same is answered whole; in another, each file whose key
+    changed is looked up (as is a session the output left out)."""
+    folders, sessions, left_out = known
+    answers = _FolderAnswers()
+    left = set(left_out)
+    drop = set(left)  # paths whose record is not taken
+    for folder, found in scanned.items():
+        before = folders.get(folder)
+        if before == found and not left:
+            answers.answered += len(found)
+            continue
+        if type(before) is not dict:
+            before = {}
+        for path, key in found.items():
+            if key is None:
+                answers.answered += 1  # unreadable: counted, never listed
+                drop.add(path)
+            elif before.get(path) == key and path not in left:
+                answers.answered += 1
+            else:
+                answers.lookup.append((path, folder, key, False))
+                drop.add(path)
+        answers.gone.extend(path for path in before if path not in found)
+    for folder, before in folders.items():
+        if folder not in scanned and type(before) is dict:
+            answers.gone.extend(before)
+    drop.update(answers.gone)
+    answers.entries.extend(
+        [item for item in sessions if item.path not in drop] if drop else sessions
+    )
+    return answers
+
+
 class Store:
     """Listing, search and full-text search over pi's sessions.
 
@@ -502,6 +625,8 @@ class Store:
         self._links: set[str] = set()  # listed names that are symbolic links
         self._real_dirs: dict[str, str] = {}  # default_normalize_path of scanned folders
         self._scanned: dict[str, dict[str, _Key | None]] = {}  # the last scan, by folder
+        self._scan_links: list[str] = []  # its names that are links
+        self._settled = True  # every file of the last load was read under its scanned key
 
     # ---------------------------------------------------------------- the index
 
@@ -550,7 +675,7 @@ class Store:
         dirs = _subdirs(root, plain)
         # realpath(root/name) of a name that is no link is realpath(root)/name: the threaded
         # view then resolves one path instead of every folder's (see _path_keys)
-        real_root = default_normalize_path(root) if plain else root
+        real_root = paths.real_path(root) if plain else root
         self._real_dirs = {
             os.path.join(root, name): os.path.join(real_root, name) for name in plain
         }
@@ -590,6 +715,7 @@ class Store:
         for directory in dirs:
             _scan_dir(directory, scanned.setdefault(directory, {}), found_links)
         self._links.update(found_links)
+        self._scan_links = found_links
         self._scanned = scanned
         return scanned
 
@@ -633,6 +759,8 @@ class Store:
         *,
         progress: Progress | None = None,
         cancel: threading.Event | None = None,
+        scanned: dict[str, dict[str, _Key | None]] | None = None,
+        earlier: _Known | None = None,
     ) -> list[Listed]:
         """The scope's sessions as :class:`Listed` records, in pi's order (like :meth:`load`).
 
@@ -640,13 +768,74 @@ class Store:
         file and prints the stored JSON, instead of building a :class:`SessionInfo` each.
         """
         found: list[Listed] = []
-        for batch in self._iter(scope, progress=progress, texts=False, cancel=cancel, brief=True):
+        batches = self._iter(
+            scope,
+            progress=progress,
+            texts=False,
+            cancel=cancel,
+            brief=True,
+            scanned=scanned,
+            earlier=earlier,
+        )
+        for batch in batches:
             found.extend(cast("list[Listed]", batch))
         # (-modified, path) as stable sorts on C-level keys (modified is an int); ties are rare
         if len({item.modified for item in found}) < len(found):
             found.sort(key=_path_of)
         found.sort(key=_modified_of, reverse=True)
         return found
+
+    def listed_json(
+        self,
+        scope: Scope,
+        mode: SortMode = "threaded",
+        named_only: bool = False,
+        *,
+        progress: Progress | None = None,
+    ) -> bytes | None:
+        """``pitui list --json`` without a search: the JSON array of the scope's sessions in
+        ``mode``'s order (the bytes of :func:`~pitui.commands.common.json_text` of their
+        ``to_json()``), or ``None`` when a session's JSON needs the standard encoder.
+
+        The index keeps the last output of each scope and mode with all it was made from: the
+        key of every scanned name, the folders' real paths, the names that are links and the
+        paths the order resolved. While all of these are unchanged, it is the answer as is;
+        otherwise its records answer for the files whose key is unchanged (the folder listings
+        are not read) and only the others are looked up or parsed."""
+        scanned = self._scan(self.scope_dirs(scope))
+        index = self.index
+        name: str | None = None
+        found = b""
+        earlier: _Known | None = None
+        if index is not None and not self._filters_cwd(scope):
+            where = self.session_dir or (
+                str(paths.sessions_root(self.agent)) if scope == "all" else "\0".join(scanned)
+            )
+            name = "\0".join([mode, "named" if named_only else "", scope, where])
+            found = marshal.dumps((self._real_dirs, scanned, self._scan_links), 2)
+            stored = index.output(name)
+            if stored is not None and len(stored) == 3:
+                made_of, records, output = stored
+                if _unchanged(made_of, found):
+                    total = sum(map(len, scanned.values()))
+                    if progress is not None and total:
+                        progress(total, total)
+                    return output
+                earlier = _known(made_of, records, output)
+        listed = self.load_listed(scope, progress=progress, scanned=scanned, earlier=earlier)
+        keys = self._path_keys(listed)
+        ordered = self._order(listed, mode, named_only, keys)
+        elements = [item.listing for item in ordered]
+        if None in elements:
+            return None
+        if elements:  # (the brackets go on the ends: the output is copied once)
+            elements[0] = b"[\n" + cast(bytes, elements[0])
+            elements[-1] = cast(bytes, elements[-1]) + b"\n]"
+        output = b",\n".join(cast("list[bytes]", elements)) if elements else b"[]"
+        if name is not None and index is not None and self._settled:
+            made_of = marshal.dumps((found, keys.resolved), 2)
+            index.put_output(name, [made_of, _records(listed, ordered), output])
+        return output
 
     def _iter(
         self,
@@ -656,10 +845,17 @@ class Store:
         texts: bool,
         cancel: threading.Event | None,
         brief: bool,
+        scanned: dict[str, dict[str, _Key | None]] | None = None,
+        earlier: _Known | None = None,
     ) -> Iterator[list[SessionInfo] | list[Listed]]:
-        """:meth:`iter_load` (``brief=False``) or its :class:`Listed` batches (``brief=True``)."""
-        dirs = self.scope_dirs(scope)
-        scanned = self._scan(dirs)
+        """:meth:`iter_load` (``brief=False``) or its :class:`Listed` batches (``brief=True``);
+        ``scanned``: the scope's scan when the caller made it; ``earlier``: what an earlier
+        output listed (read instead of the folder listings; see :meth:`listed_json`). Clears
+        :attr:`_settled` when a file could not be read or changed while it was."""
+        if scanned is None:
+            scanned = self._scan(self.scope_dirs(scope))
+        dirs = list(scanned)
+        self._settled = True
         total = sum(map(len, scanned.values()))
         loaded = 0
         index = self.index
@@ -670,7 +866,18 @@ class Store:
         pending: list[_Scanned] = []  # files the folder listings did not answer for
         folders: _Folders | None = None
         rows: list[Any] = []  # (path, brief, payload) of the files the index knows
-        if brief and index is not None:
+        if brief and index is not None and earlier is not None:
+            # an earlier output's records (given only where no cwd filter applies): only the
+            # files changed since are looked up
+            answers = _answers_from(earlier, scanned)
+            loaded += answers.answered
+            ready = cast("list[Listed]", answers.entries)
+            if answers.gone:
+                index.forget(answers.gone)
+            pending = answers.lookup
+            if pending:
+                rows = index.listing_of([c[0] for c in pending], brief=True)
+        elif brief and index is not None:
             # the folders' listings first: most files are as the index last listed them
             folders = _Folders(scanned)
             listings = index.folder_listings(None if every_folder else dirs)
@@ -787,6 +994,7 @@ class Store:
             for c in stale
         ]
         dir_of = {c[0]: c[1] for c in stale}
+        key_of = {c[0]: c[2] for c in stale}
         if stale:
             from pitui.core.summary import SessionInfo
         if folders is not None:
@@ -800,6 +1008,8 @@ class Store:
                 loaded += 1
                 if progress is not None:
                     progress(loaded, total)  # per file, as pi reports it
+                if result.error is not None or result.key != key_of[result.path]:
+                    self._settled = False
                 if result.row is None:
                     continue
                 session = SessionInfo.from_row(result.path, result.key[0], result.row)
@@ -844,6 +1054,8 @@ class Store:
         # imported here: a listing served from the index never starts a pool
         from concurrent.futures import ProcessPoolExecutor, as_completed
         from concurrent.futures.process import BrokenProcessPool
+
+        from pitui.core.pools import pool_context
 
         pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=pool_context())
         pending: dict[Future[list[R]], list[T]] = {}
@@ -902,8 +1114,10 @@ class Store:
         texts first when the query needs them."""
         if query.strip():
             self.load_texts(sessions)
+        from pitui.core.search import filter_and_sort
+
         return filter_and_sort(
-            sessions, query, mode, named_only, normalize_path=self._path_keys(sessions)
+            sessions, query, mode, named_only, normalize_path=self._path_keys(sessions).__getitem__
         )
 
     def order(
@@ -911,12 +1125,18 @@ class Store:
     ) -> list[S]:
         """The picker's row order without a search query (what :meth:`rows` gives then), for
         records like :class:`Listed` that have no searchable text."""
-        normalize = self._path_keys(items)
+        return self._order(items, mode, named_only, self._path_keys(items))
+
+    @staticmethod
+    def _order(items: Sequence[S], mode: SortMode, named_only: bool, keys: _PathKeys) -> list[S]:
+        from pitui.core.search import filter_and_sort, named_filter
+
+        normalize = keys.__getitem__
         if mode != "threaded":
             return [row.item for row in filter_and_sort(items, "", mode, named_only, normalize)]
         return _threaded_order(named_filter(items) if named_only else list(items), normalize)
 
-    def _path_keys(self, sessions: Sequence[SearchableSession]) -> Callable[[str], str]:
+    def _path_keys(self, sessions: Sequence[SearchableSession]) -> _PathKeys:
         """The threaded view's path normalisation (real absolute paths) without resolving every
         listed file: a listed file's real path is its directory's real path plus its name,
         unless the name itself is a link. Header ``parentSession`` paths resolve as usual.
@@ -928,7 +1148,7 @@ class Store:
         for folder, names in self._scanned.items():
             real = real_dirs.get(folder)
             if real is None:
-                real = real_dirs[folder] = default_normalize_path(folder)
+                real = real_dirs[folder] = keys.resolve(folder)
             if real == folder and folder[-1:] != "/":
                 keys.update(zip(names, names, strict=True))  # names: folder + "/" + name
             else:
@@ -943,9 +1163,9 @@ class Store:
             folder, name = os.path.split(path)
             real = real_dirs.get(folder)
             if real is None:
-                real = real_dirs[folder] = default_normalize_path(folder)
+                real = real_dirs[folder] = keys.resolve(folder)
             keys[path] = os.path.join(real, name)
-        return keys.__getitem__
+        return keys
 
     # ---------------------------------------------------------------- full text
 

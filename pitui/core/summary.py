@@ -771,9 +771,12 @@ class FileSummary:
 
 
 def _head_hash(first_line: bytes | memoryview) -> bytes:
-    import hashlib  # (here: a warm listing never hashes, and never pays for the import)
+    try:  # hashlib's own blake2b, without the OpenSSL bindings hashlib loads first (5 ms)
+        from _blake2 import blake2b
+    except ImportError:  # (a Python built without it)
+        from hashlib import blake2b
 
-    return hashlib.blake2b(first_line[:_HEAD_MAX], digest_size=16).digest()
+    return blake2b(first_line[:_HEAD_MAX], digest_size=16).digest()
 
 
 def _read_head(fd: int, size: int) -> bytes:

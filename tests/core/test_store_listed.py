@@ -408,3 +408,194 @@ def test_a_damaged_overlay_is_not_trusted(agent: Path, tmp_path: Path) -> None:
     with indexed(agent, tmp_path) as store:
         assert fast(store) == reference(agent)
         assert fast(store) == reference(agent)
+
+
+# ------------------------------------------------------------------------------------------------
+# Store.listed_json: the whole output, kept with what it was made from
+
+
+def whole(
+    store: Store, scope: Scope = "all", mode: SortMode = "threaded", named: bool = False
+) -> bytes:
+    output = store.listed_json(scope, mode, named)
+    assert output is not None
+    return output
+
+
+def no_parsing_nor_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fail(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a file was parsed or a row read")
+
+    for name in ("listing", "listing_of", "folder_listings"):
+        monkeypatch.setattr(f"pitui.core.index.Index.{name}", fail)
+    monkeypatch.setattr("pitui.core.store._summarise_many", fail)
+
+
+@pytest.mark.parametrize("scope", ["all", "current"])
+@pytest.mark.parametrize("change", CHANGES)
+def test_whole_output_agrees_after_a_change(
+    agent: Path, tmp_path: Path, change: str, scope: Scope
+) -> None:
+    for mode, named in (("threaded", False), ("recent", False), ("threaded", True)):
+        with indexed(agent, tmp_path) as store:
+            assert whole(store, scope, mode, named) == slow(store, scope, mode, named)
+    CHANGES[change](agent / "sessions" / FOLDER / "s1.jsonl")
+    for mode, named in (("threaded", False), ("recent", False), ("threaded", True)):
+        for _ in range(2):  # made again (from the earlier output's records), then as stored
+            with indexed(agent, tmp_path) as store:
+                got = whole(store, scope, mode, named)
+            with Store(agent=agent, cwd=CWD, use_index=False) as plain:
+                assert got == slow(plain, scope, mode, named)
+                assert whole(plain, scope, mode, named) == got
+
+
+def test_an_unchanged_store_is_answered_by_the_stored_output(
+    agent: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    want = reference(agent)
+    with indexed(agent, tmp_path) as store:
+        assert whole(store) == want
+    no_parsing_nor_rows(monkeypatch)
+    with indexed(agent, tmp_path) as store:
+        assert whole(store) == want
+
+
+def test_a_grown_file_is_the_only_one_looked_up(
+    agent: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pitui.core.index import Index
+
+    with indexed(agent, tmp_path) as store:
+        whole(store)
+    grown = agent / "sessions" / FOLDER / "s1.jsonl"
+    CHANGES["append"](grown)
+    asked: list[list[str]] = []
+    original = Index.listing_of
+
+    def listing_of(self: Index, paths: list[str], *, brief: bool = False) -> list[object]:
+        asked.append(list(paths))
+        return original(self, paths, brief=brief)
+
+    def fail(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a folder listing or every row was read")
+
+    monkeypatch.setattr(Index, "listing_of", listing_of)
+    monkeypatch.setattr(Index, "listing", fail)
+    monkeypatch.setattr(Index, "folder_listings", fail)
+    with indexed(agent, tmp_path) as store:
+        assert whole(store) == reference(agent)
+    assert asked == [[str(grown)]]
+
+
+def test_new_and_vanished_files_and_folders_in_the_whole_output(
+    agent: Path, tmp_path: Path
+) -> None:
+    root = agent / "sessions"
+    with indexed(agent, tmp_path) as store:
+        whole(store)
+    (root / FOLDER / "new.jsonl").write_bytes(jsonl(*chain(["new"]), header=HEADER))
+    (root / "--fresh--").mkdir()
+    (root / "--fresh--" / "f.jsonl").write_bytes(jsonl(*chain(["f"]), header=HEADER))
+    (root / FOLDER / "notes.jsonl").write_bytes(b"not a session\n")
+    with indexed(agent, tmp_path) as store:
+        assert whole(store) == reference(agent)
+    for name in os.listdir(root / "--home-ana-other--"):
+        (root / "--home-ana-other--" / name).unlink()
+    (root / "--home-ana-other--").rmdir()
+    for _ in range(2):
+        with indexed(agent, tmp_path) as store:
+            assert whole(store) == reference(agent)
+            assert store.index is not None
+            assert not [p for p in store.index.cached(None) if "--home-ana-other--" in p]
+
+
+def test_a_damaged_stored_output_is_not_trusted(agent: Path, tmp_path: Path) -> None:
+    with indexed(agent, tmp_path) as store:
+        whole(store)
+    (stored,) = tmp_path.glob("index.sqlite3.out-*")
+    data = stored.read_bytes()
+    for damaged in (b"", data[:100], data[:-5], data[:-5] + b"xxxxxxxx", b"\xff" * 64):
+        stored.write_bytes(damaged)
+        with indexed(agent, tmp_path) as store:
+            assert whole(store) == reference(agent)
+        CHANGES["append"](agent / "sessions" / FOLDER / "s1.jsonl")
+        with indexed(agent, tmp_path) as store:
+            stored.write_bytes(damaged)
+            assert whole(store) == reference(agent)
+
+
+def test_a_file_read_with_an_error_is_not_kept_in_the_output(
+    agent: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pitui.core import store as store_module
+    from pitui.core.summary import FileSummary
+
+    failing = str(agent / "sessions" / FOLDER / "s2.jsonl")
+    original = store_module._summarise_many
+
+    def flaky(tasks: list[tuple[str, object]]) -> list[FileSummary]:
+        results = original(tasks)  # type: ignore[arg-type]
+        return [
+            FileSummary(r.path, (0, 0, 0, 0), error="EACCES") if r.path == failing else r
+            for r in results
+        ]
+
+    monkeypatch.setattr(store_module, "_summarise_many", flaky)
+    with indexed(agent, tmp_path) as store:
+        assert failing.encode() not in whole(store)
+    monkeypatch.setattr(store_module, "_summarise_many", original)
+    with indexed(agent, tmp_path) as store:  # the file reads now, unchanged: it is listed
+        assert whole(store) == reference(agent)
+        assert failing.encode() in whole(store)
+
+
+def test_a_parent_link_that_resolves_elsewhere_is_noticed(tmp_path: Path) -> None:
+    root = tmp_path / "agent" / "sessions"
+    for folder in ("--a--", "--b--", "--plain--"):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "parent.jsonl").write_bytes(
+            jsonl(user("u", None, folder, t=1), header={**HEADER, "id": f"parent{folder}"})
+        )
+    alias = tmp_path / "alias"
+    alias.symlink_to(root / "--a--")
+    (root / "--plain--" / "child.jsonl").write_bytes(
+        jsonl(
+            user("u", None, "c", t=5),
+            header={**HEADER, "id": "child", "parentSession": str(alias / "parent.jsonl")},
+        )
+    )
+
+    def both() -> tuple[bytes, bytes]:
+        from pitui.core import search
+
+        search._cached_default_normalize.cache_clear()  # (as a new process: resolved afresh)
+        with Store(agent=tmp_path / "agent", cwd="/", index_path=tmp_path / "i.sqlite3") as store:
+            got = whole(store)
+        with Store(agent=tmp_path / "agent", cwd="/", use_index=False) as plain:
+            return got, slow(plain)
+
+    got, want = both()
+    assert got == want
+    alias.unlink()
+    alias.symlink_to(root / "--b--")
+    got_after, want_after = both()
+    assert got_after == want_after != want
+
+
+def test_whole_output_without_the_index_and_with_a_custom_dir(tmp_path: Path) -> None:
+    custom = tmp_path / "custom"
+    custom.mkdir()
+    for i, cwd in enumerate([CWD, "/elsewhere", CWD]):
+        (custom / f"c{i}.jsonl").write_bytes(
+            jsonl(*chain([f"m{i}"]), header={**HEADER, "id": f"c{i}", "cwd": cwd})
+        )
+    for scope in ("current", "all"):
+        for _ in range(2):
+            with Store(
+                agent=tmp_path / "agent", cwd=CWD, session_dir=str(custom),
+                index_path=tmp_path / "i.sqlite3",
+            ) as store:  # fmt: skip
+                assert whole(store, scope) == slow(store, scope)
+    with Store(agent=tmp_path / "agent", cwd=CWD, session_dir=str(custom), use_index=False) as s:
+        assert whole(s, "current") == slow(s, "current")
+        assert whole(s, "current").count(b'"path"') == 2
