@@ -12,9 +12,9 @@ Like the index it is disposable: any problem reading it means "no first page".
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import os
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -26,8 +26,9 @@ _FORMAT = 1
 
 def first_page_path(cache_dir: Path, key: str) -> Path:
     """Where the page of one listing (scope, folder, agent dir) lives."""
-    digest = hashlib.sha1(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return cache_dir / f"first-page-{digest}.marshal"
+    # (the key is stored in the page too: two listings sharing a name only share the file)
+    digest = zlib.crc32(key.encode("utf-8", "surrogatepass"))
+    return cache_dir / f"first-page-{digest:08x}.marshal"
 
 
 def _stat_key(path: str) -> tuple[int, int, int] | None:
