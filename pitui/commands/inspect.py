@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pitui.commands.common import CommandError, emit_json, entry_label, format_cost, out
-from pitui.core.context import build_session_context
-from pitui.core.session import Session
+
+if TYPE_CHECKING:
+    # (imported when run: building the parser, which every pitui command does, stays light)
+    from pitui.core.session import Session
 
 
 def add_parser(subparsers: Any) -> None:
@@ -29,6 +31,8 @@ def add_parser(subparsers: Any) -> None:
 
 def inspect_json(session: Session, leaf: str | None = None) -> dict[str, Any]:
     """The ``--json`` report (also used by tests and the doctor)."""
+    from pitui.core.context import build_session_context
+
     leaf_meta = session.get(leaf) if leaf is not None else session.leaf
     if leaf is not None and leaf_meta is None:
         raise CommandError(f"entry {leaf!r} is not in {session.path}")
@@ -64,6 +68,8 @@ def inspect_json(session: Session, leaf: str | None = None) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from pitui.core.session import Session
+
     with Session.open(args.path, final=True) as session:
         report = inspect_json(session, args.leaf)
         if args.json:

@@ -11,26 +11,9 @@ then the plug-ins of the ``pitui.renderers`` entry-point group (loaded on first 
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from pitui.render.registry import (
-    DEFAULT_TIME_BUDGET,
-    ENTRY_POINT_GROUP,
-    CompactRenderer,
-    ModelFactory,
-    PluginInfo,
-    PluginWarning,
-    Registration,
-    RenderContext,
-    RenderEntry,
-    Renderer,
-    RendererRegistry,
-    RenderFailure,
-    fallback_compact,
-    fallback_view,
-)
 from pitui.render.safe_text import (
     has_unsafe,
     needs_truncation,
@@ -43,6 +26,8 @@ from pitui.render.safe_text import (
 )
 
 if TYPE_CHECKING:
+    import importlib.metadata
+
     from pitui.render.builtin import (
         BUILTIN_TIME_BUDGET,
         message_entry,
@@ -50,23 +35,59 @@ if TYPE_CHECKING:
         tool_calls_by_id,
     )
     from pitui.render.builtin import register as register_builtins
+    from pitui.render.registry import (
+        DEFAULT_TIME_BUDGET,
+        ENTRY_POINT_GROUP,
+        CompactRenderer,
+        ModelFactory,
+        PluginInfo,
+        PluginWarning,
+        Registration,
+        RenderContext,
+        RenderEntry,
+        Renderer,
+        RendererRegistry,
+        RenderFailure,
+        fallback_compact,
+        fallback_view,
+    )
 
-# The built-in renderers need pi's entry models (pydantic) and Markdown: imported on first use,
-# so that ``pitui.render.safe_text`` (which every screen needs at once) starts nothing heavy.
-_FROM_BUILTIN = {
-    "BUILTIN_TIME_BUDGET": "BUILTIN_TIME_BUDGET",
-    "message_entry": "message_entry",
-    "render_messages": "render_messages",
-    "tool_calls_by_id": "tool_calls_by_id",
-    "register_builtins": "register",
+# The built-in renderers need pi's entry models (pydantic) and Markdown, and the registry needs
+# importlib.metadata: imported on first use, so that ``pitui.render.safe_text`` (which every
+# screen needs at once) starts nothing heavy.
+_LAZY: dict[str, tuple[str, str]] = {
+    "BUILTIN_TIME_BUDGET": ("builtin", "BUILTIN_TIME_BUDGET"),
+    "message_entry": ("builtin", "message_entry"),
+    "render_messages": ("builtin", "render_messages"),
+    "tool_calls_by_id": ("builtin", "tool_calls_by_id"),
+    "register_builtins": ("builtin", "register"),
+    **{
+        name: ("registry", name)
+        for name in (
+            "DEFAULT_TIME_BUDGET",
+            "ENTRY_POINT_GROUP",
+            "CompactRenderer",
+            "ModelFactory",
+            "PluginInfo",
+            "PluginWarning",
+            "Registration",
+            "RenderContext",
+            "RenderEntry",
+            "Renderer",
+            "RendererRegistry",
+            "RenderFailure",
+            "fallback_compact",
+            "fallback_view",
+        )
+    },
 }
 
 
 def __getattr__(name: str) -> Any:
-    attribute = _FROM_BUILTIN.get(name)
-    if attribute is None:
+    where = _LAZY.get(name)
+    if where is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module("pitui.render.builtin"), attribute)
+    value = getattr(importlib.import_module(f"pitui.render.{where[0]}"), where[1])
     globals()[name] = value
     return value
 
@@ -107,9 +128,12 @@ __all__ = [
 BUILTIN_ENTRY_POINT = "pitui.render.builtin:register"
 
 
+_REGISTRY_DEFAULT: Any = object()  # (the registry's own default, without importing it here)
+
+
 def default_registry(
     *,
-    time_budget: float | None = DEFAULT_TIME_BUDGET,
+    time_budget: float | None = _REGISTRY_DEFAULT,
     discover: bool = True,
     entry_points: Iterable[importlib.metadata.EntryPoint] | None = None,
 ) -> RendererRegistry:
@@ -122,7 +146,10 @@ def default_registry(
     """
     from pitui.core.models import parse_entry
     from pitui.render.builtin import register
+    from pitui.render.registry import DEFAULT_TIME_BUDGET, RendererRegistry
 
+    if time_budget is _REGISTRY_DEFAULT:
+        time_budget = DEFAULT_TIME_BUDGET
     registry = RendererRegistry(
         model_factory=parse_entry,
         time_budget=time_budget,

@@ -23,7 +23,6 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from pitui.core.paths import shorten_home
-from pitui.core.session import Session, SessionError
 from pitui.core.units import format_bytes
 from pitui.render.safe_text import safe_line, safe_text
 
@@ -54,6 +53,7 @@ def _local(iso: str | None) -> str:
 def load_preview(path: str, entry_id: str | None = None) -> PreviewData:
     """Everything the pane shows, read from the file (blocking: run it in a worker)."""
     from pitui.core.context import build_session_context
+    from pitui.core.session import Session, SessionError
 
     try:
         size = os.stat(path).st_size
