@@ -9,7 +9,7 @@ before the start to the moment the widget draws (``render_line`` / ``render`` ca
 compositor of a headless app), as a user would see it:
 
 - ``empty_app``: a Textual app with one ``Static``: its first frame (the floor of any app);
-- ``warm``: ``pitui --all --no-watch`` (its ``main``, as the console script runs it) with an
+- ``warm``: ``pitui --all`` (its ``main``, as the console script runs it) with an
   up-to-date index: the first row drawn;
 - ``cold``: the same with an empty index: the first row drawn, while the rest is still loading,
   and when every session is listed (``cold_all_loaded``).
@@ -116,7 +116,7 @@ else:
     from pitui.cli import main
 
     mark("cli_imported")
-    code = main(["--all", "--no-watch"])
+    code = main(["--all"])
     if code != 0:
         raise SystemExit(f"pitui exited with {code}")
 print(json.dumps(marks))

@@ -11,6 +11,7 @@ watcher falls back to polling and says so.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import os
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
@@ -166,7 +167,8 @@ class SessionWatcher:
         self, stop_event: asyncio.Event | None = None
     ) -> AsyncIterator[list[WatchEvent]]:
         """Batches of events until ``stop_event`` is set (or the task is cancelled)."""
-        import watchfiles
+        # imported in a thread: tens of milliseconds the event loop need not wait for
+        watchfiles = await asyncio.to_thread(importlib.import_module, "watchfiles")
 
         while not self.root.is_dir():
             # no sessions folder yet (pi never ran here): wait for it to appear

@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from rich.style import Style
 from rich.text import Text
@@ -33,16 +33,6 @@ from pitui.core.jstext import js_trim
 from pitui.core.paths import shorten_home
 from pitui.core.search import Row, has_name
 from pitui.core.search import display_title as core_display_title
-from pitui.core.watch import (
-    SessionCreated,
-    SessionDeleted,
-    SessionGrew,
-    SessionRenamed,
-    SessionReplaced,
-    SessionWatcher,
-    WatchEvent,
-    WatchNotice,
-)
 from pitui.render.safe_text import one_line
 from pitui.ui.catalog import Catalog, FullTextHit, PickerItem, Scope, SortMode, sort_items
 from pitui.ui.clipboard import copy_resume_command, copy_session_path
@@ -52,6 +42,10 @@ from pitui.ui.modals.text_input import TextInputModal
 from pitui.ui.widgets.preview import SessionPreview
 from pitui.ui.widgets.search_input import SearchInput
 from pitui.ui.widgets.session_list import ListRow, SessionList
+
+if TYPE_CHECKING:
+    # (imported when watching starts, after the first frame)
+    from pitui.core.watch import WatchEvent
 
 SORT_LABELS: dict[SortMode, str] = {
     "threaded": "Threaded",
@@ -304,7 +298,8 @@ class PickerScreen(Screen[None]):
         self.set_interval(AGE_TICK, self.session_list.refresh)
         enabled, debounce = self._watch_settings()
         if enabled:
-            self._watch(debounce)
+            # after the first frame: setting up the watch (and importing watchfiles) can wait
+            self.call_after_refresh(self._watch, debounce)
 
     def on_unmount(self) -> None:
         self._cancel.set()
@@ -1149,6 +1144,8 @@ class PickerScreen(Screen[None]):
         root = self.catalog.watch_root()
         if root is None:
             return
+        from pitui.core.watch import SessionWatcher
+
         self._stop_watch = asyncio.Event()
         self.watching = True
         try:
@@ -1160,6 +1157,15 @@ class PickerScreen(Screen[None]):
 
     def on_watch_events(self, batch: Sequence[WatchEvent]) -> None:
         """React to one batch of file events: mark live sessions, re-read the listing."""
+        from pitui.core.watch import (
+            SessionCreated,
+            SessionDeleted,
+            SessionGrew,
+            SessionRenamed,
+            SessionReplaced,
+            WatchNotice,
+        )
+
         now = time.monotonic()
         touched: set[str] = set()
         for event in batch:
