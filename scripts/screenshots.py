@@ -24,6 +24,8 @@ BASE_TIME = 1_764_460_800.0  # 2025-11-30T00:00:00Z
 
 sys.path.insert(0, str(REPO))
 
+from textual.widgets import Input  # noqa: E402
+
 from pitui.config import Settings  # noqa: E402
 from pitui.core.session import Session  # noqa: E402
 from pitui.core.store import Store  # noqa: E402
@@ -63,6 +65,9 @@ async def shoot(name: str, app: PituiApp, steps: Steps) -> Path:
         await settle(app, pilot)
         await steps(app, pilot)
         await settle(app, pilot)
+        for field in app.screen.query(Input):
+            field.cursor_blink = False  # a steady cursor: the picture must not depend on timing
+        await settle(app, pilot, 1)
         svg = OUT / f"{name}.svg"
         app.save_screenshot(filename=svg.name, path=str(OUT))
     return svg
