@@ -9,8 +9,8 @@ before the start to the moment the widget draws (``render_line`` / ``render`` ca
 compositor of a headless app), as a user would see it:
 
 - ``empty_app``: a Textual app with one ``Static``: its first frame (the floor of any app);
-- ``warm``: ``pitui --all`` (its ``main``, as the console script runs it) with an
-  up-to-date index: the first row drawn;
+- ``warm``: ``pitui --all`` (its ``main``, as the console script runs it) after a previous run
+  (``pitui list --all`` then ``pitui --all`` once): the first row drawn;
 - ``cold``: the same with an empty index: the first row drawn, while the rest is still loading,
   and when every session is listed (``cold_all_loaded``).
 
@@ -144,7 +144,8 @@ def child(mode: str, env: dict[str, str]) -> dict[str, Any]:
 
 
 def warm_index(env: dict[str, str]) -> None:
-    """List everything once (fills the index), as a previous pitui run would have."""
+    """A previous run, as a user had one: everything listed once (fills the index), then pitui
+    started once (its listing keeps the first page it shows at the next start)."""
     subprocess.run(
         [sys.executable, "-m", "pitui", "list", "--all", "--json"],
         env=env,
@@ -152,6 +153,7 @@ def warm_index(env: dict[str, str]) -> None:
         check=True,
         capture_output=True,
     )
+    child("warm", env)
 
 
 def read_all(agent: Path) -> int:
