@@ -76,6 +76,8 @@ POOL_MIN_BYTES = 16 * 1024 * 1024
 _FIRST_TASK_FILES = 4
 _TASK_FILES = 32
 _TASK_BYTES = 16 * 1024 * 1024
+# The newest files up to this size are summarised in the calling thread before a pool starts.
+_HEAD_BYTES = 2 * 1024 * 1024
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -999,7 +1001,7 @@ class Store:
             from pitui.core.summary import SessionInfo
         if folders is not None:
             folders.to_parse(stale)
-        for results in self._run(tasks, sizes, _summarise_many, (), cancel):
+        for results in self._summarise(tasks, sizes, cancel):
             # texts not in the index (not asked to cache, or it could not store them) stay here
             stored = index is not None and index.put(results, dir_of)
             keep_texts = not brief and (texts or not stored)
@@ -1031,6 +1033,24 @@ class Store:
                 yield batch
         if folders is not None and index is not None and folders.changed:
             index.put_folders(folders.changed_listings())
+
+    def _summarise(
+        self,
+        tasks: list[tuple[str, Resume | None]],
+        sizes: list[int],
+        cancel: threading.Event | None,
+    ) -> Iterator[list[FileSummary]]:
+        """Summaries of ``tasks`` (newest first) as they are ready. The newest few small files
+        are summarised here first, before a pool is imported and started: a picker paints them
+        while the pool's workers fork (or a forkserver starts) and parse the rest."""
+        first = range(min(len(tasks), 2 * _FIRST_TASK_FILES))
+        head = [i for i in first if sizes[i] <= _HEAD_BYTES][:_FIRST_TASK_FILES]
+        if head and not (cancel is not None and cancel.is_set()):
+            yield _summarise_many([tasks[i] for i in head])
+            taken = set(head)
+            rest = [i for i in range(len(tasks)) if i not in taken]
+            tasks, sizes = [tasks[i] for i in rest], [sizes[i] for i in rest]
+        yield from self._run(tasks, sizes, _summarise_many, (), cancel)
 
     def _run(
         self,

@@ -146,6 +146,34 @@ def test_iter_load_gives_cached_rows_first_then_parsed_ones(tmp_path: Path) -> N
     assert batches[1][0].id == "new"
 
 
+def test_cold_first_batch_is_the_newest_files_before_any_pool(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store_module, "POOL_MIN_BYTES", 0)
+    monkeypatch.setattr(store_module, "_HEAD_BYTES", 600)
+    folder = tmp_path / "agent" / "sessions" / "--p--"
+    for i in range(12):  # s11 newest; s10 too big for the calling thread
+        text = "x" * (2000 if i == 10 else 10)
+        write_session(
+            folder / f"s{i:02d}.jsonl", user(text, None, "u", t=i), header={**HEADER, "id": f"{i}"}
+        )
+    pools: list[object] = []
+    real_run = Store._run
+
+    def run(self: Store, *args: Any) -> Any:
+        pools.append(args)
+        return real_run(self, *args)
+
+    monkeypatch.setattr(Store, "_run", run)
+    with make_store(tmp_path / "agent", tmp_path, True, workers=2) as store:
+        batches = store.iter_load("all")
+        first = next(batches)
+        assert not pools  # no pool imported or started yet
+        assert [s.id for s in first] == ["11", "9", "8", "7"]
+        rest = [s.id for batch in batches for s in batch]
+    assert sorted(rest, key=int) == ["0", "1", "2", "3", "4", "5", "6", "10"]
+
+
 def test_cancel_stops_loading(tmp_path: Path) -> None:
     folder = tmp_path / "agent" / "sessions" / "--p--"
     for i in range(40):
