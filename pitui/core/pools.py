@@ -7,6 +7,8 @@ One place for two rules every pool needs:
 - multiprocessing's resource tracker is launched with ``sys.stderr.fileno()``; where stderr is
   replaced by an object without a descriptor (Textual captures it and answers -1), the pool would
   fail with "bad value(s) in fds_to_keep". The tracker is started with the process's own stderr.
+
+And one for ending a pool early (:func:`close_pool`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,10 @@ import contextlib
 import multiprocessing.context
 import sys
 import threading
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 _tracker_lock = threading.Lock()
 
@@ -43,3 +49,22 @@ def _ensure_resource_tracker() -> None:
                 resource_tracker.ensure_running()
         else:
             resource_tracker.ensure_running()
+
+
+def close_pool(pool: ProcessPoolExecutor, *, unfinished: bool) -> None:
+    """Shut ``pool`` down; with ``unfinished`` work (the caller stopped early: a cancelled load,
+    a picker that quit), its workers are terminated first instead of finishing their tasks.
+
+    Their work is a disposable parse. And ``shutdown(cancel_futures=True)`` is not safe here:
+    in Python 3.11 the pool's manager thread can die of "dictionary changed size during
+    iteration" while cancelling, leaving workers that wait forever for work, and the
+    interpreter's exit (which joins every child process) hanging with them. Terminated
+    workers take the well-trodden "broken pool" path: the manager fails the pending futures
+    and joins the processes.
+    """
+    if unfinished:
+        processes = getattr(pool, "_processes", None) or {}
+        for process in list(processes.values()):
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                process.terminate()
+    pool.shutdown(wait=True)

@@ -35,7 +35,7 @@ from datetime import UTC, datetime, tzinfo
 from typing import TYPE_CHECKING, Any, Literal
 
 from pitui.core.isotime import parse_iso_ms
-from pitui.core.pools import pool_context
+from pitui.core.pools import close_pool, pool_context
 from pitui.core.session import Session, SessionError
 
 if TYPE_CHECKING:
@@ -376,7 +376,7 @@ def iter_scans(
                 pending.clear()
                 return
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        close_pool(pool, unfinished=bool(pending))
 
 
 def collect_stats(

@@ -1075,7 +1075,7 @@ class Store:
         from concurrent.futures import ProcessPoolExecutor, as_completed
         from concurrent.futures.process import BrokenProcessPool
 
-        from pitui.core.pools import pool_context
+        from pitui.core.pools import close_pool, pool_context
 
         pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=pool_context())
         pending: dict[Future[list[R]], list[T]] = {}
@@ -1096,7 +1096,7 @@ class Store:
                     return
                 yield results
         finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+            close_pool(pool, unfinished=bool(pending))
 
     # ---------------------------------------------------------------- search
 
