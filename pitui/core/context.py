@@ -47,14 +47,19 @@ def iso_to_ms(timestamp: str | None) -> int | None:
 def context_settings(path: list[EntryMeta]) -> tuple[str, ModelRef | None]:
     """Thinking level and model from the full path, last one wins (format §10.2)."""
     level = "off"
-    model: ModelRef | None = None
+    source: EntryMeta | None = None  # the last entry that sets the model
     for meta in path:
-        if meta.type == "thinking_level_change":
-            if meta.level is not None:
-                level = meta.level
-        elif meta.type == "model_change" or (meta.type == "message" and meta.role == "assistant"):
-            model = ModelRef(meta.provider, meta.model)
-    return level, model
+        etype = meta.type
+        if etype == "message":
+            if meta.role == "assistant":
+                source = meta
+        elif etype == "model_change":
+            source = meta
+        elif etype == "thinking_level_change":
+            value = meta.level
+            if value is not None:
+                level = value
+    return level, None if source is None else ModelRef(source.provider, source.model)
 
 
 def _last_compaction(path: list[EntryMeta]) -> int | None:
@@ -66,20 +71,24 @@ def _last_compaction(path: list[EntryMeta]) -> int | None:
 
 def build_context_entries(session: Session, leaf: Leaf = "default") -> list[EntryMeta]:
     """The entries that make up what the model sees at ``leaf`` (format §10.3, [new] rules)."""
-    path = session.branch(leaf)
+    return _context_entries(session, session.branch(leaf))
+
+
+def _context_entries(session: Session, path: list[EntryMeta]) -> list[EntryMeta]:
     at = _last_compaction(path)
     if at is None:
         return path
     compaction = path[at]
     result = [compaction]
-    if not compaction.retained and compaction.first_kept is not None:
-        kept = False
-        drop_system = _has_system_checkpoint(session, compaction)
-        for meta in path[:at]:
-            if not kept and meta.id == compaction.first_kept:
-                kept = True
-            if kept and not (drop_system and meta.type == "message" and meta.role == "system"):
-                result.append(meta)
+    first_kept = compaction.first_kept
+    if not compaction.retained and first_kept is not None:
+        for index in range(at):
+            if path[index].id == first_kept:
+                kept = path[index:at]
+                if _has_system_checkpoint(session, compaction):
+                    kept = [m for m in kept if not (m.type == "message" and m.role == "system")]
+                result.extend(kept)
+                break
     result.extend(path[at + 1 :])
     return result
 
@@ -98,7 +107,7 @@ def build_session_context(session: Session, leaf: Leaf = "default") -> SessionCo
     path = session.branch(leaf)
     level, model = context_settings(path)
     context = SessionContext(thinking_level=level, model=model)
-    entries = build_context_entries(session, leaf)
+    entries = _context_entries(session, path)
     edits = _context_edits(session, path)
     for meta in entries:
         etype = meta.type

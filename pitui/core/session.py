@@ -13,6 +13,7 @@ nothing here raises because of what a file contains. A file that is not a pi ses
 from __future__ import annotations
 
 import gc
+import io
 import os
 import threading
 import time
@@ -346,229 +347,250 @@ def _parse_odd_line(
     return obj
 
 
-class _Linker:
-    """Index and link the normal file as its entries come, in file order: every entry has its own
-    id and a parent that is null or read before it. ``ok`` turns False (and the rest is skipped)
-    at the first entry that breaks that; the caller then links from scratch."""
-
-    __slots__ = ("branching", "by_id", "ok", "roots")
-
-    def __init__(self) -> None:
-        self.by_id: dict[str, EntryMeta] = {}
-        self.roots: list[EntryMeta] = []
-        self.branching: list[EntryMeta] = []  # nodes with several children: to be sorted
-        self.ok = True
-
-    def add(self, metas: list[EntryMeta]) -> None:
-        if not self.ok:
-            return
-        by_id = self.by_id
-        roots = self.roots
-        branching = self.branching
-        for meta in metas:
-            entry_id = meta.id
-            if entry_id is None or entry_id in by_id:
-                self.ok = False
-                return
-            pid = meta.parent_id
-            if pid is None:
-                roots.append(meta)
-            else:
-                try:
-                    parent = by_id.get(pid)  # None for anything but a known id
-                except TypeError:  # a list or an object: not hashable
-                    parent = None
-                if parent is None:
-                    self.ok = False
-                    return
-                meta.parent = parent
-                meta.parent_id = parent.id  # the same string: one object kept, not two
-                children = parent.children
-                if children is None:
-                    parent.children = [meta]
-                else:
-                    if len(children) == 1:
-                        branching.append(parent)
-                    children.append(meta)
-            by_id[entry_id] = meta
-
-    def finish(self, session: Session) -> None:
-        for meta in self.branching:
-            meta.children.sort(key=_child_key)  # type: ignore[union-attr]
-        session.by_id = self.by_id
-        session.by_uid = dict(self.by_id)
-        session.roots = self.roots
+# The keys _scan reads, in the order of its k_... names.
+_FAST_KEYS = ("message", "role", "id", "timestamp", "parentId", "type", "content", "text",
+              "provider", "model", "stopReason", "usage", "input", "output", "cacheRead",
+              "cacheWrite", "totalTokens", "cost", "total", "toolCallId")  # fmt: skip
 
 
 class _Scan:
-    """What :func:`_scan` read from a range of lines."""
+    """What :func:`_scan` read from a range of lines, and its tree when ``linked``."""
 
-    __slots__ = ("calls", "dup_problems", "end", "entries", "line_no", "pending", "problems",
-                 "specials")  # fmt: skip
+    __slots__ = ("branching", "by_id", "dup_problems", "end", "entries", "line_no", "linked",
+                 "pending", "problems", "roots", "specials", "tool_calls")  # fmt: skip
 
-    def __init__(self, entries: list[EntryMeta], specials: list[EntryMeta],
-                 calls: list[tuple[str, str]], dup_problems: list[Problem],
-                 problems: list[Problem], end: int, line_no: int,
-                 pending: int) -> None:  # fmt: skip
-        self.entries = entries
-        self.specials = specials  # the labels and session names among them
-        self.calls = calls  # (toolCall id, entry id) in file order
-        self.dup_problems = dup_problems  # second session headers
-        self.problems = problems  # what the line reader would report
-        self.end = end  # where the next read starts
-        self.line_no = line_no  # the line number there
-        self.pending = pending  # bytes of an unterminated last line held back
+    def __init__(self) -> None:
+        self.entries: list[EntryMeta] = []
+        self.specials: list[EntryMeta] = []  # the labels and session names among them
+        self.tool_calls: dict[str, str] = {}  # toolCall id -> entry id, the last one winning
+        self.dup_problems: list[Problem] = []  # second session headers
+        self.problems: list[Problem] = []  # what the line reader would report
+        self.end = 0  # where the next read starts
+        self.line_no = 0  # the line number there
+        self.pending = 0  # bytes of an unterminated last line held back
+        # The normal file (every entry has its own id and a parent read before it) is linked as
+        # it is read; ``linked`` turns False, and linking stops, at the first entry that is not.
+        self.linked = True
+        self.by_id: dict[str, EntryMeta] = {}
+        self.roots: list[EntryMeta] = []
+        self.branching: list[EntryMeta] = []  # nodes with several children: to be sorted
 
 
 def _scan(buf: Buffer, pos: int, line_no: int, final: bool) -> _Scan:
     """Read the lines from ``pos`` (line ``line_no``, after the header) to the end exactly as
-    :class:`LineReader` and :func:`_make_meta` would, with as little work per line as possible:
-    besides orjson's parse, this loop is most of the time to open a big session.
+    :class:`LineReader` and :func:`_make_meta` would, linking them as they come, with as little
+    work per line as possible: besides orjson's parse, this loop is most of the time to open a
+    big session.
     """
-    entries: list[EntryMeta] = []
-    add = entries.append
-    specials: list[EntryMeta] = []
-    calls: list[tuple[str, str]] = []
-    dup_problems: list[Problem] = []
-    problems: list[Problem] = []
+    part = _Scan()
+    entries = part.entries
+    specials = part.specials
+    tool_calls = part.tool_calls
+    problems = part.problems
+    by_id = part.by_id
+    roots = part.roots
+    branching = part.branching
+    linked = True
+    # The last entry linked, most often the parent of the next one (compared by id, no lookup).
+    previous: EntryMeta | None = None
+    previous_id: Any = object()  # equal to no parentId
+    parent: EntryMeta
+    last_provider = last_model = last_stop = ""  # only ever strings (see below)
+    last_calls: tuple[str, ...] = ()
     pending = 0
-    find = buf.find
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
-    names = _NAMES
     white = JS_WHITESPACE
-    no_parent = NO_PARENT_KEY
     new = object.__new__
-    stop = len(buf)
-    while pos < stop:
-        nl = find(b"\n", pos)
-        if nl >= 0:
-            end = nl
-            next_pos = nl + 1
-        elif final:
-            end = next_pos = stop
-        else:
-            pending = stop - pos  # pi may be writing it: held back
-            break
+    # orjson hands out one cached str object per key: looked up with those very objects, a key
+    # matches by identity, without comparing strings (any other str object would still match)
+    (k_message, k_role, k_id, k_timestamp, k_parent_id, k_type, k_content, k_text, k_provider,
+     k_model, k_stop_reason, k_usage, k_input, k_output, k_cache_read, k_cache_write,
+     k_total_tokens, k_cost, k_total, k_tool_call_id) = orjson.loads(
+        orjson.dumps(dict.fromkeys(_FAST_KEYS, 0)))  # fmt: skip
+    complete = buf.rfind(b"\n", pos) + 1  # the lines before this offset end with "\n"
+    # readline: one C call a line, a quarter fewer instructions than find and a slice. The
+    # mmap's own position is moved; nothing else reads by it.
+    stream = io.BytesIO(buf) if isinstance(buf, bytes) else buf
+    stream.seek(pos)
+    line_no -= 1  # from here on, the number of the last line read
+    for line in iter(stream.readline, b""):
         start = pos
-        current = line_no
-        pos = next_pos
+        pos += len(line)
+        if pos > complete:  # the last line, unterminated
+            if not final:
+                pending = pos - start  # pi may be writing it: held back
+                pos = start
+                break
+            end = pos
+        else:
+            end = pos - 1
         line_no += 1
         try:
-            obj = loads(buf[start:end])
+            obj = loads(line)  # its "\n" is white space to JSON
         except decode_error:
-            obj = _parse_odd_line(buf[start:end], current, start, nl < 0, problems)
+            obj = _parse_odd_line(line[: end - start], line_no, start, end == pos, problems)
             if obj is None:
                 continue
-        if type(obj) is not dict:
-            problems.append(
-                Problem(
-                    ProblemKind.MALFORMED,
-                    current,
-                    start,
-                    f"a JSON {type(obj).__name__}, not an object",
-                )
-            )
-            continue
-        get = obj.get
-        etype = get("type")
-        raw_id = get("id")
-        ts = get("timestamp")
-        if type(ts) is not str:
-            ts = None
-        usage = None
-        info: tuple[Any, ...] = ()
-        role: Any
-        if etype == "message":
-            etype = "message"
-            message = get("message")
-            if type(message) is not dict:
-                role = "?"
-            else:
-                mget = message.get
-                role = mget("role")
-                if type(role) is not str:
-                    role = "?"
-                elif role == "assistant":
-                    role = "assistant"
-                    content = mget("content")
+        # The common line, a user, assistant or tool result message with the fields pi always
+        # writes, is read here with subscripts (a third of the cost of .get). A key missing or a
+        # value of another type (KeyError, TypeError) leaves it to _make_meta, the reference.
+        fast = False
+        try:
+            message = obj[k_message]
+            role = message[k_role]
+            raw_id = obj[k_id]
+            ts = obj[k_timestamp]
+            pid = obj[k_parent_id]
+            if obj[k_type] == "message" and type(raw_id) is str and type(ts) is str:
+                if role == "assistant":
+                    content = message[k_content]
                     has_text = False
                     call_ids: tuple[str, ...] = ()
                     if type(content) is list:
                         for block in content:
-                            if type(block) is dict:
-                                kind = block.get("type")
-                                if kind == "toolCall":
-                                    call_id = block.get("id")
-                                    if type(call_id) is str:
-                                        call_ids += (call_id,)
-                                elif kind == "text" and not has_text:
-                                    text = block.get("text")
-                                    if isinstance(text, str) and text:
-                                        # visible unless JavaScript's trim leaves nothing
-                                        has_text = (
-                                            text[0] not in white
-                                            or text[-1] not in white
-                                            or bool(js_trim(text))
-                                        )
-                    elif isinstance(content, str):
+                            kind = block[k_type]
+                            if kind == "toolCall":
+                                call_id = block[k_id]
+                                if type(call_id) is str:
+                                    call_ids += (call_id,)
+                            elif kind == "text" and not has_text:
+                                text = block[k_text]
+                                if type(text) is str and text:
+                                    # visible unless JavaScript's trim leaves nothing
+                                    has_text = (
+                                        text[0] not in white
+                                        or text[-1] not in white
+                                        or bool(js_trim(text))
+                                    )
+                    elif type(content) is str:
                         has_text = bool(js_trim(content))
-                    info = (mget("provider"), mget("model"), mget("stopReason"), has_text,
-                            call_ids)  # fmt: skip
-                    raw_usage = mget("usage")
-                    if type(raw_usage) is dict:
-                        uget = raw_usage.get
-                        cost = uget("cost")
-                        usage = (uget("input"), uget("output"), uget("cacheRead"),
-                                 uget("cacheWrite"), uget("totalTokens"),
-                                 cost.get("total") if type(cost) is dict else None)  # fmt: skip
-                    if call_ids and type(raw_id) is str:
-                        for call_id in call_ids:
-                            calls.append((call_id, raw_id))
+                    # Equal strings kept as one object (a big session holds 50k+ of each):
+                    # less memory to fault in, which costs more than these comparisons.
+                    provider = message[k_provider]
+                    if provider == last_provider:
+                        provider = last_provider
+                    elif type(provider) is str:
+                        last_provider = provider
+                    model = message[k_model]
+                    if model == last_model:
+                        model = last_model
+                    elif type(model) is str:
+                        last_model = model
+                    stop_reason = message[k_stop_reason]
+                    if stop_reason == last_stop:
+                        stop_reason = last_stop
+                    elif type(stop_reason) is str:
+                        last_stop = stop_reason
+                    info: tuple[Any, ...] = (provider, model, stop_reason, has_text, call_ids)
+                    usage = message[k_usage]
+                    if type(usage) is dict:
+                        try:
+                            usage = (usage[k_input], usage[k_output], usage[k_cache_read],
+                                     usage[k_cache_write], usage[k_total_tokens],
+                                     usage[k_cost][k_total])  # fmt: skip
+                        except (KeyError, TypeError):  # an old, partial one
+                            usage = _usage(usage)
+                    else:
+                        usage = None
+                    for call_id in call_ids:  # nothing raises from here on
+                        tool_calls[call_id] = raw_id  # the last one wins, as pi's lookup
+                    last_calls = call_ids
+                    role = "assistant"
+                    fast = True
                 elif role == "toolResult":
+                    call_id = message[k_tool_call_id]
+                    for known in last_calls:  # most often a call of the last assistant message
+                        if known == call_id:
+                            call_id = known  # one string kept, not two
+                            break
+                    info = (call_id,)
+                    usage = _usage(message[k_usage]) if k_usage in message else None
                     role = "toolResult"
-                    info = (mget("toolCallId"),)
-                    raw_usage = mget("usage")
-                    if raw_usage is not None:
-                        usage = _usage(raw_usage)
-                else:
-                    role = names.get(role, role)
-                    if role == "custom" or role == "hookMessage":
-                        info = (mget("customType"),)
-        elif etype == "session":
-            dup_problems.append(
-                Problem(ProblemKind.DUPLICATE_HEADER, current, start, _DUPLICATE_HEADER)
-            )
-            continue
-        else:
-            role = None
-            if type(etype) is str:
-                etype = names.get(etype, etype)
-                info, usage = _entry_fields(obj, etype)
-            else:
-                etype = "?"
-        # EntryMeta(...), its fields set here: a call to a class with an __init__ costs a tenth
-        # of this loop's own work (test_fast_load checks that every field is set)
-        meta = new(EntryMeta)
-        if type(raw_id) is str:
+                    fast = True
+                elif role == "user":
+                    info = ()
+                    usage = None
+                    role = "user"
+                    fast = True
+        except (KeyError, TypeError):
+            pass
+        if fast:
+            # EntryMeta(...), its fields set here: a call to a class with an __init__ costs a
+            # tenth of this loop's own work (test_fast_load checks that every field is set)
+            meta = new(EntryMeta)
             meta.uid = meta.id = raw_id
+            meta.parent_id = pid
+            meta.type = "message"
+            meta.timestamp = ts
+            meta.line = line_no
+            meta.offset = start
+            meta.length = end - start
+            meta.parent = meta.children = None
+            meta.role = role
+            meta.usage = usage
+            meta.info = info
         else:
-            meta.uid = f"#{current}"
-            meta.id = None
-        meta.parent_id = get("parentId", no_parent)
-        meta.type = etype
-        meta.timestamp = ts
-        meta.line = current
-        meta.offset = start
-        meta.length = end - start
-        meta.parent = meta.children = None
-        meta.role = role
-        meta.usage = usage
-        meta.info = info
-        add(meta)
-        if role is None and (etype == "label" or etype == "session_info"):
-            specials.append(meta)
-    return _Scan(entries, specials, calls, dup_problems, problems, pos, line_no, pending)
+            if type(obj) is not dict:
+                problems.append(
+                    Problem(
+                        ProblemKind.MALFORMED,
+                        line_no,
+                        start,
+                        f"a JSON {type(obj).__name__}, not an object",
+                    )
+                )
+                continue
+            if obj.get("type") == "session":
+                part.dup_problems.append(
+                    Problem(ProblemKind.DUPLICATE_HEADER, line_no, start, _DUPLICATE_HEADER)
+                )
+                continue
+            meta = _make_meta(obj, line_no, start, end - start)
+            raw_id = meta.id
+            pid = meta.parent_id
+            if raw_id is None:
+                linked = False
+            if meta.role is None:
+                if meta.type == "label" or meta.type == "session_info":
+                    specials.append(meta)
+            elif meta.role == "assistant":
+                for call_id in meta.info[4]:
+                    tool_calls[call_id] = meta.uid
+        entries.append(meta)  # not an alias: list.append called as a method is inlined
+        if linked:
+            # a duplicate id is not looked for here: it shows in len(by_id) at the end
+            if pid == previous_id:
+                parent = previous  # type: ignore[assignment]  # not None once previous_id is set
+            elif pid is None:
+                roots.append(meta)
+                by_id[raw_id] = meta
+                previous = meta
+                previous_id = raw_id
+                continue
+            else:
+                try:
+                    parent = by_id[pid]
+                except (KeyError, TypeError):  # not read yet, or not even a string
+                    linked = False
+                    continue
+            meta.parent = parent
+            meta.parent_id = parent.id  # one string kept, not two
+            children = parent.children
+            if children is None:
+                parent.children = [meta]
+            else:
+                if len(children) == 1:
+                    branching.append(parent)
+                children.append(meta)
+            by_id[raw_id] = meta
+            previous = meta
+            previous_id = raw_id
+    part.linked = linked and len(by_id) == len(entries)
+    part.end = pos
+    part.line_no = line_no + 1
+    part.pending = pending
+    return part
 
 
 @dataclass(slots=True)
@@ -636,7 +658,7 @@ class Session:
         self.original_version: int = 3
         self.problems: list[Problem] = []
         self.entries: list[EntryMeta] = []
-        self.by_uid: dict[str, EntryMeta] = {}
+        self.by_uid: dict[str, EntryMeta] = {}  # by_id itself while every uid is its id
         self.by_id: dict[str, EntryMeta] = {}  # last occurrence of each id, as pi looks ids up
         self.roots: list[EntryMeta] = []
         self.labels: dict[str, str] = {}
@@ -765,10 +787,10 @@ class Session:
         """What :meth:`_load_reference` does, with little work per line (issue 2: a 200 MB
         session in about the time orjson alone takes to parse it).
 
-        :func:`_scan` reads the lines (the line reader and :func:`_make_meta` inlined). Then the
-        normal file (every entry has its own id and a parent written before it) is linked in
-        one pass; anything else (a missing or duplicate id, a parent not read yet) is indexed
-        and linked from scratch by :meth:`_index_all`, as the reference loader does.
+        :func:`_scan` reads the lines (the line reader and :func:`_make_meta` inlined) and links
+        the normal file (every entry has its own id and a parent written before it) as it reads;
+        anything else (a missing or duplicate id, a parent not read yet) is indexed and linked
+        from scratch by :meth:`_index_all`, as the reference loader does.
         """
         # Up to the header: the tolerant reader (BOM, blank and broken lines before it).
         reader = LineReader(buf, final=final)
@@ -785,9 +807,7 @@ class Session:
             self._load_reference(buf, final=final)
             return
         part = _scan(buf, reader.end_offset, reader.next_line_no, final)
-        self.entries = entries = part.entries
-        linker = _Linker()
-        linker.add(entries)
+        self.entries = part.entries
         # as the reference loader orders them: its own problems, then the reader's, by line
         self.problems = part.dup_problems + reader.problems + part.problems
         self.end_offset = part.end
@@ -795,14 +815,15 @@ class Session:
         self.pending = part.pending
         self.header = header
         self._migrate()
-        if not linker.ok:
+        if not part.linked:
             self._index_all()
             return
-        linker.finish(self)
+        for meta in part.branching:
+            meta.children.sort(key=_child_key)  # type: ignore[union-attr]
+        self.by_id = self.by_uid = part.by_id  # one dict while every uid is its id
+        self.roots = part.roots
         self.problems.sort(key=lambda p: p.line)  # as _link leaves them
-        tool_calls = self.tool_calls
-        for call_id, uid in part.calls:
-            tool_calls[call_id] = uid  # the last one wins, as pi's lookup
+        self.tool_calls = part.tool_calls
         self._resolve_labels(part.specials, reset=False)
 
     def _migrate(self) -> None:
@@ -846,6 +867,8 @@ class Session:
         """Add metas to the id maps; returns False when a duplicate id forces a full relink."""
         clean = True
         for meta in metas:
+            if self.by_uid is self.by_id and (meta.id is None or meta.id in self.by_id):
+                self.by_uid = dict(self.by_id)  # this uid is not its id: the maps part
             if meta.id is None:
                 self.problems.append(
                     Problem(
@@ -878,8 +901,7 @@ class Session:
         # Fast path (the normal file): every entry has its own string id.
         by_id = {meta.id: meta for meta in entries if meta.id is not None}
         if len(by_id) == len(entries):
-            self.by_id = by_id
-            self.by_uid = dict(by_id)
+            self.by_id = self.by_uid = by_id  # one dict while every uid is its id
         else:
             self.by_uid = {}
             self.by_id = {}

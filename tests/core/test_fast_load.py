@@ -9,6 +9,7 @@ reason, order) and the read position must agree, on real files and on hostile an
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,7 +24,7 @@ from pitui.core import session as session_module
 from pitui.core.jstext import JS_WHITESPACE
 from pitui.core.session import NO_PARENT_KEY, EntryMeta, Session, SessionError
 from tests.conftest import FIXTURES
-from tests.core.sessiondata import HEADER, jsonl, ts
+from tests.core.sessiondata import HEADER, chain, jsonl, ts, user
 from tests.core.test_damage_property import damaged_file
 from tests.core.test_hostile_input import JSONISH, hostile_entry
 
@@ -227,3 +228,28 @@ def test_a_tree_with_branches_labels_and_a_name_loads_the_same() -> None:
     session = Session.from_bytes(data)
     assert session.name == "name 30"
     assert session.tool_calls["c0"] == "e35"
+
+
+def test_maps_shared_after_a_clean_load_part_when_growth_brings_odd_ids(tmp_path: Path) -> None:
+    # A clean load keeps one dict for by_id and by_uid; an appended duplicate id or an entry
+    # without one must split them, leaving both as a fresh read of the whole file has them.
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(jsonl(*chain(["a", "b", "c"])))
+    session = Session.open(path, final=True)
+    assert session.by_uid is session.by_id
+    grown = jsonl(user("m2", "m3", "again", t=4), {"type": "message", "parentId": "m2",
+                  "timestamp": ts(5), "message": {"role": "user", "content": "no id"}},
+                  header=None)  # fmt: skip
+    with open(path, "ab") as handle:
+        handle.write(grown)
+    os.utime(path, (1_700_000_000, 1_700_000_000))
+    assert session.refresh().kind == "grew"
+    fresh = Session.open(path, final=True)
+    assert session.by_uid is not session.by_id
+    assert {k: m.line for k, m in session.by_id.items()} == {
+        k: m.line for k, m in fresh.by_id.items()
+    }
+    assert {k: m.line for k, m in session.by_uid.items()} == {
+        k: m.line for k, m in fresh.by_uid.items()
+    }
+    assert "m2#3" in session.by_uid and session.by_id["m2"].line == 5
