@@ -19,7 +19,9 @@ decode per folder: no per-file rows, no objects beyond a tuple per session). The
 of such records (:meth:`Store.order`) sends only the sessions in a fork relation through the
 forest; the rest keep their place by ``modified``. :meth:`Store.listed_json` keeps the whole
 printed output with the scan it was made from: a store where nothing changed costs a scan and
-one file read; after a few changes, the output's records stand in for the folder listings.
+one file read; when a few files changed (same files, same parent links), only their sessions are
+read and moved to their new place in the stored threaded output; after other changes, the
+output's records stand in for the folder listings.
 
 The picker's search, sort modes and Named filter (ui §2.4-§2.6) are :mod:`pitui.core.search`;
 :meth:`Store.rows` applies them to a loaded list.
@@ -27,6 +29,7 @@ The picker's search, sort modes and Named filter (ui §2.4-§2.6) are :mod:`pitu
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import marshal
@@ -316,13 +319,20 @@ class _PathKeys(dict[str, str]):
     __missing__ = resolve
 
 
-def _threaded_order(items: list[S], normalize: Callable[[str], str]) -> list[S]:
+# Where an item of the threaded order stands (see _threaded_order's ``marks``).
+_ALONE, _TREE_ROOT, _IN_TREE = 0, 1, 2
+
+
+def _threaded_order(
+    items: list[S], normalize: Callable[[str], str], marks: list[int] | None = None
+) -> list[S]:
     """The items of ``filter_and_sort(items, "", "threaded", normalize_path=normalize)``'s rows.
 
     Only the sessions in a fork relation (a parent link that resolves to a listed session, at
     either end) go through the forest; every other one is a root of its own, placed among the
     forest's trees by its ``modified`` as the forest places its roots: newest subtree first,
-    ties in input order. Same order, without building a row per session."""
+    ties in input order. Same order, without building a row per session. ``marks`` (when
+    given) receives each returned item's place: alone, a tree's root, or inside a tree."""
     count = len(items)
     by_key = dict(zip(map(normalize, map(_path_attr, items)), range(count), strict=True))
     parents = list(map(_parent_attr, items))
@@ -333,6 +343,8 @@ def _threaded_order(items: list[S], normalize: Callable[[str], str]) -> list[S]:
             linked[index] = linked[parent] = True
     latest = list(map(_modified_attr, items))
     if True not in linked:  # a forest of single roots (a stable sort, as the forest's)
+        if marks is not None:
+            marks.extend([_ALONE] * count)
         return [
             items[index] for index in sorted(range(count), key=latest.__getitem__, reverse=True)
         ]
@@ -342,7 +354,10 @@ def _threaded_order(items: list[S], normalize: Callable[[str], str]) -> list[S]:
     rows = filter_and_sort([items[index] for index in forked], "", "threaded", False, normalize)
     where = {id(items[index]): index for index in forked}
     if len(where) != len(forked):  # one object listed twice: let the forest sort it out
-        return [row.item for row in filter_and_sort(items, "", "threaded", False, normalize)]
+        rows = filter_and_sort(items, "", "threaded", False, normalize)
+        if marks is not None:
+            marks.extend(_IN_TREE if row.depth else _TREE_ROOT for row in rows)
+        return [row.item for row in rows]
     trees: dict[int, list[S]] = {}  # the forest's trees, by the index of their root
     tree: list[S] = []
     root = 0
@@ -361,8 +376,13 @@ def _threaded_order(items: list[S], normalize: Callable[[str], str]) -> list[S]:
         found = trees.get(index)
         if found is None:
             out.append(items[index])
+            if marks is not None:
+                marks.append(_ALONE)
         else:
             out.extend(found)
+            if marks is not None:
+                marks.append(_TREE_ROOT)
+                marks.extend([_IN_TREE] * (len(found) - 1))
     return out
 
 
@@ -379,6 +399,8 @@ def _parent(path: str) -> str:
 # they are this many (or an eighth of the folder): then the base is written again. A few grown
 # sessions in a folder of thousands then cost a few records, not the whole folder's.
 _OVERLAY_MAX = 32
+# A stored output follows at most this many changed files by moving their sessions in it.
+_PATCH_MAX = 64
 
 
 class _Folders:
@@ -516,8 +538,11 @@ def _unchanged(made_of: bytes, found: bytes) -> bool:
         scan, resolved = marshal.loads(made_of)
     except (ValueError, EOFError, TypeError):
         return False
-    if scan != found or type(resolved) is not dict:
-        return False
+    return scan == found and type(resolved) is dict and _resolve_as_before(resolved)
+
+
+def _resolve_as_before(resolved: dict[str, str]) -> bool:
+    """Whether each path an order resolved (to its real path) still resolves the same way."""
     if resolved:
         from pitui.core.search import default_normalize_path
 
@@ -525,13 +550,18 @@ def _unchanged(made_of: bytes, found: bytes) -> bool:
     return True
 
 
-def _records(listed: list[Listed], ordered: list[Listed]) -> bytes:
-    """The records of an output's sessions, as columns: path, modified, parent, name, cwd, id,
-    and where ``output[start:end]`` is the session's element (``-1``: not in the output).
-    Columns of plain values: written and read back at C speed, without a loop per session."""
-    lengths = list(map(len, map(operator.itemgetter(6), ordered)))
+def _spans(lengths: list[int]) -> tuple[list[int], list[int]]:
+    """Where each element of an output is (``output[start:end]``), from their lengths."""
     ends = list(itertools.accumulate(map((2).__add__, lengths)))  # ("[\n", then ",\n" after each)
-    starts = list(map(operator.sub, ends, lengths))
+    return list(map(operator.sub, ends, lengths)), ends
+
+
+def _records(listed: list[Listed], ordered: list[Listed], marks: list[int] | None) -> bytes:
+    """The records of an output's sessions, as columns: path, modified, parent, name, cwd, id,
+    and where ``output[start:end]`` is the session's element (``-1``: not in the output); then
+    the threaded order's ``marks`` of the output's sessions (None in another order).
+    Columns of plain values: written and read back at C speed, without a loop per session."""
+    starts, ends = _spans(list(map(len, map(operator.itemgetter(6), ordered))))
     rest: list[Listed] = []
     if len(ordered) != len(listed):  # (the Named filter left some out)
         shown = set(map(_path_of, ordered))
@@ -540,22 +570,23 @@ def _records(listed: list[Listed], ordered: list[Listed]) -> bytes:
         ends += [-1] * len(rest)
     items = ordered + rest
     columns = [list(map(operator.itemgetter(field), items)) for field in range(6)]
-    return marshal.dumps((*columns, starts, ends))
+    return marshal.dumps((*columns, starts, ends, marks))
 
 
 def _known(made_of: bytes, records: bytes, output: bytes) -> _Known | None:
     """What a stored output was made from (None if it cannot be read)."""
     try:
         scan, _ = marshal.loads(made_of)
-        _, folders, _ = marshal.loads(scan)
-        paths_, modified, parents, names, cwds, ids, starts, ends = marshal.loads(records)
+        _, scans, _ = marshal.loads(scan)
+        folders = {folder: marshal.loads(keys) for folder, keys in scans.items()}
+        paths_, modified, parents, names, cwds, ids, starts, ends, _ = marshal.loads(records)
         cut = len(starts) - starts.count(-1)  # the sessions in the output come first
         listings = map(output.__getitem__, map(slice, starts[:cut], ends[:cut]))
         columns = zip(paths_, modified, parents, names, cwds, ids, listings, strict=False)
         sessions = list(map(_new_listed, itertools.islice(columns, cut)))
     except (ValueError, EOFError, TypeError, AttributeError):
         return None
-    if type(folders) is not dict or len(sessions) != cut:
+    if len(sessions) != cut:
         return None
     if cut and (min(starts[:cut]) < 2 or max(ends[:cut]) > len(output)):
         return None  # spans that cannot be this output's
@@ -595,6 +626,80 @@ def _answers_from(known: _Known, scanned: dict[str, dict[str, _Key | None]]) -> 
         [item for item in sessions if item.path not in drop] if drop else sessions
     )
     return answers
+
+
+def _move(
+    fields: list[list[Any]],
+    marks: list[int],
+    moved: dict[int, Listed],
+    normalize: Callable[[str], str],
+) -> tuple[list[int], list[int]] | None:
+    """A threaded order after some of its sessions changed, without ordering every session
+    again: the new order (as the old places) and its marks. ``fields`` are the columns path,
+    modified, parent, name, cwd, id of the ordered sessions (then of any left out), ``marks``
+    theirs (see :func:`_threaded_order`), ``moved`` the changed sessions by their place, with
+    their parent links unchanged. None when the order must be made again (cannot be, unless
+    the forest changed its mind about a tree).
+
+    The sessions and parent links are the same, so the forest's trees are: each tree with a
+    changed session (or changed session alone) is taken out, ordered again, and put back where
+    its key sorts, as the forest sorts its roots: the newest ``modified`` in it, then input
+    order (its root's ``modified``, then path)."""
+    paths_, modified = fields[0], fields[1]
+    count = len(marks)
+    now = modified[:count]  # modified as it is now
+    for at, item in moved.items():
+        now[at] = item.modified
+    blocks: dict[int, int] = {}  # start -> end of each tree taken out
+    for at in moved:
+        start = at
+        while marks[start] == _IN_TREE:
+            start -= 1
+        end = start + 1
+        while end < count and marks[end] == _IN_TREE:
+            end += 1
+        blocks[start] = end
+    order = list(range(count))
+    marks = list(marks)
+    taken: list[tuple[tuple[int, int, str], list[int], list[int]]] = []  # key, places, marks
+    for start, end in sorted(blocks.items(), reverse=True):
+        places = order[start:end]
+        block_marks = marks[start:end]  # (a tree of one: a session that is its own parent)
+        del order[start:end], marks[start:end]
+        if end - start > 1:
+            from pitui.core.search import filter_and_sort
+
+            places.sort(key=lambda at: (-now[at], paths_[at]))  # input order
+            items = [
+                moved.get(at) or _new_listed((*(column[at] for column in fields), None))
+                for at in places
+            ]
+            place = dict(zip(map(id, items), places, strict=True))
+            rows = filter_and_sort(items, "", "threaded", False, normalize)
+            depths = [row.depth for row in rows]
+            if len(rows) != len(items) or depths[0] != 0 or depths.count(0) != 1:
+                return None
+            places = [place[id(row.item)] for row in rows]
+        root = places[0]
+        key = (-max(map(now.__getitem__, places)), -now[root], paths_[root])
+        taken.append((key, places, block_marks))
+
+    def key_at(at: int) -> tuple[int, int, str]:
+        start = at
+        while marks[start] == _IN_TREE:
+            start -= 1
+        end = start + 1
+        while end < len(marks) and marks[end] == _IN_TREE:
+            end += 1
+        latest = max(map(now.__getitem__, order[start:end]))
+        root = order[start]
+        return (-latest, -now[root], paths_[root])
+
+    for key, places, block_marks in taken:
+        at = bisect.bisect_left(range(len(order)), key, key=key_at)
+        order[at:at] = places
+        marks[at:at] = block_marks
+    return order, marks
 
 
 class Store:
@@ -801,7 +906,8 @@ class Store:
 
         The index keeps the last output of each scope and mode with all it was made from: the
         key of every scanned name, the folders' real paths, the names that are links and the
-        paths the order resolved. While all of these are unchanged, it is the answer as is;
+        paths the order resolved. While all of these are unchanged, it is the answer as is; when
+        only a few files changed, their sessions are moved in it (see :meth:`_patched`);
         otherwise its records answer for the files whose key is unchanged (the folder listings
         are not read) and only the others are looked up or parsed."""
         scanned = self._scan(self.scope_dirs(scope))
@@ -814,7 +920,9 @@ class Store:
                 str(paths.sessions_root(self.agent)) if scope == "all" else "\0".join(scanned)
             )
             name = "\0".join([mode, "named" if named_only else "", scope, where])
-            found = marshal.dumps((self._real_dirs, scanned, self._scan_links), 2)
+            # (each folder's scan on its own: a few changed folders are read back, not all)
+            scans = {folder: marshal.dumps(keys, 2) for folder, keys in scanned.items()}
+            found = marshal.dumps((self._real_dirs, scans, self._scan_links), 2)
             stored = index.output(name)
             if stored is not None and len(stored) == 3:
                 made_of, records, output = stored
@@ -823,10 +931,20 @@ class Store:
                     if progress is not None and total:
                         progress(total, total)
                     return output
+                patched = None
+                if mode == "threaded":
+                    patched = self._patched(scope, named_only, scanned, scans, stored, progress)
+                if patched is not None:
+                    records, output = patched
+                    if self._settled:
+                        made_of = marshal.dumps((found, marshal.loads(made_of)[1]), 2)
+                        index.put_output(name, [made_of, records, output])
+                    return output
                 earlier = _known(made_of, records, output)
         listed = self.load_listed(scope, progress=progress, scanned=scanned, earlier=earlier)
         keys = self._path_keys(listed)
-        ordered = self._order(listed, mode, named_only, keys)
+        marks: list[int] | None = [] if mode == "threaded" else None
+        ordered = self._order(listed, mode, named_only, keys, marks)
         elements = [item.listing for item in ordered]
         if None in elements:
             return None
@@ -836,8 +954,129 @@ class Store:
         output = b",\n".join(cast("list[bytes]", elements)) if elements else b"[]"
         if name is not None and index is not None and self._settled:
             made_of = marshal.dumps((found, keys.resolved), 2)
-            index.put_output(name, [made_of, _records(listed, ordered), output])
+            index.put_output(name, [made_of, _records(listed, ordered, marks), output])
         return output
+
+    def _patched(
+        self,
+        scope: Scope,
+        named_only: bool,
+        scanned: dict[str, dict[str, _Key | None]],
+        scans: dict[str, bytes],
+        stored: list[bytes],
+        progress: Progress | None,
+    ) -> tuple[bytes, bytes] | None:
+        """A stored threaded output's ``(records, output)`` with the sessions of the few files
+        that changed moved to their new place (see :func:`_move`); None when the change is not
+        one that only moves sessions (a file new, gone or unreadable, a link or a real path
+        changed, a parent link changed, many files changed): the output is then made again."""
+        made_of, records, output = stored
+        try:
+            scan, resolved = marshal.loads(made_of)
+            real_dirs, before_scans, links = marshal.loads(scan)
+            columns = marshal.loads(records)
+            folders: dict[str, dict[str, _Key | None]] = {}  # the scan the output was made of
+            for folder, keys in scanned.items():
+                before = before_scans[folder]
+                folders[folder] = keys if before == scans[folder] else marshal.loads(before)
+        except (ValueError, EOFError, TypeError, KeyError):
+            return None
+        if (
+            real_dirs != self._real_dirs
+            or links != self._scan_links
+            or len(before_scans) != len(scans)
+            or type(columns) is not tuple
+            or len(columns) != 9
+            or type(columns[8]) is not list
+            or type(resolved) is not dict
+        ):
+            return None
+        *fields, starts, ends, marks = columns
+        paths_, parents = fields[0], fields[2]
+        changed: list[str] = []
+        for folder, keys in scanned.items():
+            before = folders[folder]
+            if before is keys:
+                continue
+            if type(before) is not dict or before.keys() != keys.keys():
+                return None  # a file new or gone
+            changed += [path for path, key in keys.items() if before[path] != key]
+            if len(changed) > _PATCH_MAX:
+                return None
+        cut = len(marks)  # the sessions in the output come first, then any left out
+        try:
+            where = {path: paths_.index(path) for path in changed}
+        except ValueError:
+            return None  # not listed before (not a session, unreadable)
+        if links or (len(scanned) > 1 and not scanned.keys() <= self._real_dirs.keys()):
+            return None  # two names may be one file: the forest's links follow input order
+        if not _resolve_as_before(resolved):
+            return None
+        earlier: _Known = (folders, [], [])  # (only the changed files are looked up)
+        fresh = self.load_listed(scope, progress=progress, scanned=scanned, earlier=earlier)
+        if named_only:
+            from pitui.core.search import has_name
+        if len(fresh) != len(where) or any(
+            item.path not in where
+            or item.parent_session_path != parents[where[item.path]]
+            or item.listing is None
+            or (named_only and has_name(item.name) != (where[item.path] < cut))
+            for item in fresh
+        ):
+            return None  # (a session named or unnamed by the change: in or out of the output)
+        real_paths: list[_PathKeys] = []  # made for the first tree that moves
+
+        def normalize(path: str) -> str:
+            if not real_paths:
+                real_paths.append(self._path_keys(fresh))
+            return real_paths[0][path]
+
+        moved = {where[item.path]: item for item in fresh if where[item.path] < cut}
+        found = _move(fields, marks, moved, normalize)
+        if found is None or (real_paths and not real_paths[0].resolved.items() <= resolved.items()):
+            return None  # (the latter cannot be: the same paths were resolved before)
+        order, marks = found
+        for column in fields:
+            column[:cut] = list(map(column.__getitem__, order))
+        for item in fresh:
+            if where[item.path] >= cut:  # left out (still): it keeps its place
+                for column, value in zip(fields, item, strict=False):
+                    column[where[item.path]] = value
+        lengths = list(
+            map(operator.sub, map(ends.__getitem__, order), map(starts.__getitem__, order))
+        )
+        sources: list[int | bytes] = list(order)  # an old element's place, or a new element
+        for old, item in moved.items():
+            at = order.index(old)
+            for column, value in zip(fields, item, strict=False):
+                column[at] = value
+            sources[at] = listing = cast(bytes, item.listing)
+            lengths[at] = len(listing)
+        view = memoryview(output)  # (runs of old elements are copied once, by the join)
+        pieces: list[bytes | memoryview] = []
+        first = last = -2  # the run of consecutive old elements being gathered
+        for source in sources:
+            if type(source) is int and source == last + 1:
+                last = source
+                continue
+            if first >= 0:
+                pieces.append(view[starts[first] : ends[last]])
+            first = last = -2
+            if type(source) is int:
+                first = last = source
+            else:
+                pieces.append(cast(bytes, source))
+        if first >= 0:
+            pieces.append(view[starts[first] : ends[last]])
+        new_starts, new_ends = _spans(lengths)
+        rest = [-1] * (len(paths_) - cut)
+        records = marshal.dumps((*fields, new_starts + rest, new_ends + rest, marks))
+        if not pieces:
+            return records, b"[]"
+        parts: list[bytes | memoryview] = [b",\n"] * (2 * len(pieces) + 1)  # one copy, joined
+        parts[1::2] = pieces
+        parts[0], parts[-1] = b"[\n", b"\n]"
+        return records, b"".join(parts)
 
     def _iter(
         self,
@@ -1148,13 +1387,20 @@ class Store:
         return self._order(items, mode, named_only, self._path_keys(items))
 
     @staticmethod
-    def _order(items: Sequence[S], mode: SortMode, named_only: bool, keys: _PathKeys) -> list[S]:
+    def _order(
+        items: Sequence[S],
+        mode: SortMode,
+        named_only: bool,
+        keys: _PathKeys,
+        marks: list[int] | None = None,
+    ) -> list[S]:
         from pitui.core.search import filter_and_sort, named_filter
 
         normalize = keys.__getitem__
         if mode != "threaded":
             return [row.item for row in filter_and_sort(items, "", mode, named_only, normalize)]
-        return _threaded_order(named_filter(items) if named_only else list(items), normalize)
+        chosen = named_filter(items) if named_only else list(items)
+        return _threaded_order(chosen, normalize, marks)
 
     def _path_keys(self, sessions: Sequence[SearchableSession]) -> _PathKeys:
         """The threaded view's path normalisation (real absolute paths) without resolving every

@@ -11,6 +11,7 @@ import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,7 @@ from pitui.commands.common import json_text
 from pitui.core.search import SortMode
 from pitui.core.store import Scope, Store
 from pitui.core.summary import listing_element
-from tests.core.sessiondata import HEADER, chain, jsonl, user
+from tests.core.sessiondata import HEADER, chain, entry, jsonl, user
 from tests.core.test_index import CHANGES, FOLDER
 
 CWD = "/home/ana/proj"
@@ -599,3 +600,121 @@ def test_whole_output_without_the_index_and_with_a_custom_dir(tmp_path: Path) ->
     with Store(agent=tmp_path / "agent", cwd=CWD, session_dir=str(custom), use_index=False) as s:
         assert whole(s, "current") == slow(s, "current")
         assert whole(s, "current").count(b'"path"') == 2
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_moving_changed_sessions_gives_the_threaded_order(seed: int) -> None:
+    import random
+
+    from pitui.core.store import Listed, _move, _threaded_order
+
+    rng = random.Random(seed)
+    count = rng.randint(1, 40)
+    names = [f"/s/{i}.jsonl" for i in range(count)]
+    # listed files have distinct real paths (else moving is not tried); a parent link may
+    # name one through a link
+    alias = {f"/link/{i}.jsonl": name for i, name in enumerate(names)}
+    items = []
+    for name in names:
+        roll = rng.random()
+        parent = (
+            None if roll < 0.5
+            else rng.choice(names) if roll < 0.8
+            else f"/link/{rng.randrange(count)}.jsonl" if roll < 0.85
+            else name if roll < 0.9
+            else "/elsewhere/x.jsonl"
+        )  # fmt: skip
+        items.append(Listed(name, rng.randint(0, 6), parent, None, "/", name, b""))
+
+    def normalize(path: str) -> str:
+        return alias.get(path, path)
+
+    def threaded(items: list[Listed]) -> tuple[list[Listed], list[int]]:
+        marks: list[int] = []
+        ordered = sorted(items, key=lambda item: (-item.modified, item.path))
+        return _threaded_order(ordered, normalize, marks), marks
+
+    before, marks = threaded(items)
+    fields = [list(column) for column in zip(*before, strict=True)][:6]
+    places = rng.sample(range(count), rng.randint(1, min(count, 5)))
+    moved = {at: before[at]._replace(modified=rng.randint(0, 8)) for at in places}
+    after = [moved.get(at, item) for at, item in enumerate(before)]
+    want, want_marks = threaded(after)
+    found = _move(fields, marks, moved, normalize)
+    assert found is not None
+    order, new_marks = found
+    assert [after[at] for at in order] == want
+    assert new_marks == want_marks
+
+
+@pytest.mark.parametrize("named", [False, True])
+def test_grown_sessions_are_moved_in_the_stored_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, named: bool
+) -> None:
+    from pitui.core.store import Store as StoreClass
+
+    root = tmp_path / "agent" / "sessions"
+    layout = {  # name: (folder, last message time, parent session, session name)
+        "a": ("--x--", 10, None, "alpha"),
+        "b": ("--x--", 20, "a", "beta"),
+        "c": ("--x--", 20, None, "gamma"),
+        "d": ("--y--", 30, None, None),
+        "e": ("--y--", 5, "b", "epsilon"),
+        "f": ("--y--", 20, None, "phi"),
+        "g": ("--x--", 40, None, "gee"),
+        "h": ("--y--", 15, "h", "self"),
+    }
+    files: dict[str, Path] = {}
+    for key, (folder, *_) in layout.items():
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        files[key] = root / folder / f"{key}.jsonl"
+    for key, (_, t, parent, name) in layout.items():
+        header: dict[str, object] = {**HEADER, "id": key}
+        if parent is not None:
+            header["parentSession"] = str(files[parent])
+        lines = [user("u1", None, key, t=t)]
+        if name is not None:
+            lines.append(entry("session_info", "n1", "u1", t=1, name=name))
+        files[key].write_bytes(jsonl(*lines, header=header))
+
+    patched: list[bool] = []
+    original = StoreClass._patched
+
+    def spy(self: StoreClass, *args: Any, **kwargs: Any) -> tuple[bytes, bytes] | None:
+        found = original(self, *args, **kwargs)
+        patched.append(found is not None)
+        return found
+
+    monkeypatch.setattr(StoreClass, "_patched", spy)
+
+    def check() -> None:
+        with Store(agent=tmp_path / "agent", cwd="/", index_path=tmp_path / "i.sqlite3") as s:
+            got = whole(s, "all", "threaded", named)
+        with Store(agent=tmp_path / "agent", cwd="/", use_index=False) as plain:
+            assert got == slow(plain, "all", "threaded", named)
+
+    def grow(*keys_and_times: tuple[str, int]) -> None:
+        for key, t in keys_and_times:
+            with files[key].open("ab") as handle:
+                handle.write(jsonl(user(f"u{t}", "u1", "more", t=t), header=None))
+
+    check()
+    steps: list[tuple[tuple[str, int], ...]] = [
+        (("c", 50),),  # alone, to the top
+        (("f", 40),),  # a tie with g (by path)
+        (("e", 60),),  # inside a tree: the tree moves to the top
+        (("a", 61),),  # a tree's root
+        (("d", 61), ("g", 61), ("b", 70)),  # several at once, ties
+        (("h", 80),),  # its own parent
+        (("c", 80), ("f", 80)),
+    ]
+    for step in steps:
+        grow(*step)
+        check()
+    assert patched == [True] * len(steps)
+    if named:  # a session whose name goes is left out: made again
+        grow(("c", 90))
+        with files["c"].open("ab") as handle:
+            handle.write(jsonl(entry("session_info", "n2", "u90", t=90, name=" "), header=None))
+        check()
+        assert patched[-1] is False
