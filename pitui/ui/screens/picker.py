@@ -258,6 +258,7 @@ class PickerScreen(Screen[None]):
         self._cancel = threading.Event()  # set when the screen goes: loads stop early
         self._rows_painted = threading.Event()  # set once the first rows were drawn
         self._stop_watch: asyncio.Event | None = None
+        self._watch_pending: int | None = None  # the debounce of a watch not started yet
         self._live: dict[str, float] = {}  # path → monotonic time its live mark ends
         self._own_writes: dict[str, float] = {}  # path → until when its events are ours
         self._touched: set[str] = set()  # paths changed on disk since the last refresh
@@ -298,8 +299,9 @@ class PickerScreen(Screen[None]):
         self.set_interval(AGE_TICK, self.session_list.refresh)
         enabled, debounce = self._watch_settings()
         if enabled:
-            # after the first frame: setting up the watch (and importing watchfiles) can wait
-            self.call_after_refresh(self._watch, debounce)
+            # setting up the watch (importing watchfiles, a watch on every folder) holds the
+            # event loop and the GIL: it starts once the first rows are drawn, or the load ends
+            self._watch_pending = debounce
 
     def on_unmount(self) -> None:
         self._cancel.set()
@@ -458,6 +460,7 @@ class PickerScreen(Screen[None]):
                 )
         if not state.running:
             self._touched.clear()
+        self.call_after_refresh(self._start_watch)  # (an empty scope draws no rows)
 
     # ---------------------------------------------------------------------------- filtering
     def _selected_path(self) -> str | None:
@@ -615,9 +618,18 @@ class PickerScreen(Screen[None]):
         # the preview reads a file and renders messages: let the rows paint first
         self.call_after_refresh(self._update_preview)
         if self._visible and not self._rows_painted.is_set():
-            self.call_after_refresh(self._rows_painted.set)
+            self.call_after_refresh(self._first_rows_drawn)
         self._update_position()
         self.refresh_bindings()
+
+    def _first_rows_drawn(self) -> None:
+        self._rows_painted.set()
+        self._start_watch()
+
+    def _start_watch(self) -> None:
+        if self._watch_pending is not None:
+            debounce, self._watch_pending = self._watch_pending, None
+            self._watch(debounce)
 
     @property
     def _full_text_mode(self) -> bool:
