@@ -19,6 +19,11 @@ from pitui.commands import list as list_command
 from pitui.commands.common import CommandError
 
 _TITLE, _METAVAR = "commands", "COMMAND"
+# (a sub-command's name anywhere sends the arguments to the whole parser)
+_SUBCOMMANDS = frozenset(
+    ("open", "inspect", "doctor", "list", "rename", "label", "switch", "extract", "rm",
+     "restore", "stats", "export")
+)  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -72,12 +77,21 @@ class _QuickParser(argparse.ArgumentParser):
 
 
 def _quick_parse(argv: Sequence[str]) -> argparse.Namespace | None:
-    """``pitui list …`` parsed by that command's parser alone (None: let the whole parser)."""
-    if not argv or argv[0] != "list":
-        return None
+    """``pitui list …`` parsed by that command's parser alone, and the picker's ``pitui
+    [options]`` by the app's options alone (None: let the whole parser, which imports every
+    command, answer: a sub-command, ``-h``, ``--version``, a mistake)."""
     parser = _QuickParser(prog="pitui", add_help=False)
-    subparsers = parser.add_subparsers(title=_TITLE, metavar=_METAVAR, parser_class=_QuickParser)
-    list_command.add_parser(subparsers)
+    if argv and argv[0] == "list":
+        subparsers = parser.add_subparsers(
+            title=_TITLE, metavar=_METAVAR, parser_class=_QuickParser
+        )
+        list_command.add_parser(subparsers)
+    elif not any(arg in _SUBCOMMANDS for arg in argv):
+        from pitui.commands import app as app_command
+
+        app_command.add_app_options(parser)
+    else:
+        return None
     try:
         return parser.parse_args(argv)
     except _NotQuick:
