@@ -147,7 +147,7 @@ def run_picker(args: argparse.Namespace) -> int:
     store = Store(cwd=cwd, agent=agent, session_dir=args.session_dir, use_index=not args.no_index)
     catalog = StoreCatalog(store)
     scope: Scope = "all" if args.all else settings.default_scope
-    catalog.read_ahead(scope)  # the first rows, read while Textual is imported
+    catalog.read_ahead(scope)  # the first rows, shown in the first frame
     with _gc_paused():
         from pitui.ui.app import AppOptions
     options = AppOptions(

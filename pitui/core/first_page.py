@@ -7,20 +7,25 @@ next start shows the ones whose file still has that key at once. What is shown i
 (each file is checked), but the page may miss a session that changed since the last run: the
 full listing that follows puts it in its place.
 
-Like the index it is disposable: any problem reading it means "no first page".
+Like the index it is disposable: any problem reading it means "no first page". When there is
+none (a first run, a cleared cache), :func:`newest_named` stands in: pi names each file by the
+time its session was created, so the newest names are recent sessions, read at once.
 """
 
 from __future__ import annotations
 
+import heapq
 import marshal
 import os
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from pitui.core.summary import SessionInfo
 
 PAGE_SIZE = 150  # rows kept: more than the tallest terminal shows
+NEWEST_NAMED = 8  # sessions read for a first page when none is kept
+NEWEST_NAMED_MAX_BYTES = 2 * 1024 * 1024  # (a big session is left to the listing)
 _FORMAT = 1
 
 
@@ -78,3 +83,33 @@ def write_first_page(path: Path, key: str, newest_first: Sequence[SessionInfo]) 
         os.replace(temp, path)
     except OSError:
         temp.unlink(missing_ok=True)
+
+
+def newest_named(folders: Iterable[str]) -> list[SessionInfo]:
+    """The sessions among the :data:`NEWEST_NAMED` newest ``.jsonl`` names of ``folders``
+    (pi's names start with the creation time), each read now; unreadable or big files, and
+    files that are no session, are left out."""
+    from pitui.core.summary import summarise_file
+
+    names: list[tuple[str, str]] = []
+    for folder in folders:
+        try:
+            with os.scandir(folder) as entries:
+                names.extend(
+                    (entry.name, entry.path)
+                    for entry in entries
+                    if entry.name.endswith(".jsonl") and entry.is_file()
+                )
+        except OSError:
+            continue
+    found: list[SessionInfo] = []
+    for _name, path in heapq.nlargest(NEWEST_NAMED, names):
+        try:
+            if os.stat(path).st_size > NEWEST_NAMED_MAX_BYTES:
+                continue
+        except OSError:
+            continue
+        result = summarise_file(path)
+        if result.row is not None:
+            found.append(SessionInfo.from_row(path, result.key[0], result.row))
+    return found

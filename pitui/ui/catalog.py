@@ -10,13 +10,17 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol, cast
 
 from pitui.core import paths
-from pitui.core.first_page import first_page_path, read_first_page, write_first_page
+from pitui.core.first_page import (
+    first_page_path,
+    newest_named,
+    read_first_page,
+    write_first_page,
+)
 from pitui.core.search import Row
 from pitui.core.store import Store, hit_snippet
 from pitui.core.summary import SessionInfo
@@ -81,8 +85,8 @@ class Catalog(Protocol):
         ...
 
     def first_page(self, scope: Scope) -> Sequence[PickerItem]:
-        """The scope's newest sessions if they are known already (read ahead while the app
-        started; this never waits nor reads): shown in the first frame, before the load ends."""
+        """The scope's newest sessions if they are known already (read ahead before the app
+        started; this never reads): shown in the first frame, before the load ends."""
         ...
 
     def rows(
@@ -109,24 +113,19 @@ class StoreCatalog:
         self.store = store
         self._fts_ready: set[Scope] = set()  # scopes whose full-text index is up to date
         self._lock = threading.Lock()
-        self._read_ahead: dict[Scope, Future[list[SessionInfo]]] = {}
+        self._read_ahead: dict[Scope, list[SessionInfo]] = {}
 
     def read_ahead(self, scope: Scope) -> None:
-        """Start reading ``scope``'s first page in a thread (while the app is being imported)."""
-        future: Future[list[SessionInfo]] = Future()
-        self._read_ahead[scope] = future
-
-        def read() -> None:
-            try:
-                future.set_result(self._read_first_page(scope))
-            except Exception:  # a damaged cache is only no first page
-                future.set_result([])
-
-        threading.Thread(target=read, name="pitui-first-page", daemon=True).start()
+        """Read ``scope``'s first page now, before the app starts (a few milliseconds from the
+        page kept, tens when the newest-named sessions are read). Not in a thread: it would
+        wait for the GIL after every system call while the main thread imports Textual."""
+        try:
+            self._read_ahead[scope] = self._read_first_page(scope)
+        except Exception:  # a damaged cache is only no first page
+            self._read_ahead[scope] = []
 
     def first_page(self, scope: Scope) -> Sequence[PickerItem]:
-        future = self._read_ahead.get(scope)
-        return future.result() if future is not None and future.done() else []
+        return self._read_ahead.get(scope, [])
 
     def load(
         self,
@@ -139,7 +138,7 @@ class StoreCatalog:
         if on_batch is not None:
             # the newest sessions of the last run, each file checked: painted before the rest
             ahead = self._read_ahead.pop(scope, None)
-            early = ahead.result() if ahead is not None else self._read_first_page(scope)
+            early = ahead if ahead is not None else self._read_first_page(scope)
             if early:
                 on_batch(early)
                 shown = {info.path for info in early}
@@ -158,7 +157,14 @@ class StoreCatalog:
 
     def _read_first_page(self, scope: Scope) -> list[SessionInfo]:
         page = self._first_page(scope)
-        return read_first_page(*page) if page is not None else []
+        if page is None:
+            return []
+        found = read_first_page(*page)
+        if not found and self.store.session_dir is None:
+            # none kept (a first run, a cleared cache): the newest-named sessions stand in.
+            # (Not in pi's custom folder: its "current" scope filters by cwd.)
+            found = newest_named(self.store.scope_dirs(scope))
+        return found
 
     def _first_page(self, scope: Scope) -> tuple[Path, str] | None:
         """Where this scope's first page is kept, and its key (``None``: no cache is used)."""

@@ -4,7 +4,6 @@ it was listed; anything doubtful about the page means no page."""
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 
 import pytest
@@ -127,10 +126,6 @@ def test_the_catalog_paints_the_page_first_and_lists_each_session_once(
     write_session(agent / "sessions" / "--home-ana-proj--", "new", 60)  # since the last run
     second = catalog()
     second.read_ahead("all")
-    for _ in range(200):
-        if second.first_page("all"):
-            break
-        threading.Event().wait(0.01)
     assert [i.path for i in second.first_page("all")] == [i.path for i in whole]
     batches: list[list[str]] = []
     items = second.load("all", lambda done, total: None, lambda b: batches.append(
@@ -148,10 +143,49 @@ def test_no_index_means_no_page(agent: Path, tmp_path: Path) -> None:
     catalog = StoreCatalog(store)
     catalog.load("all", lambda done, total: None)
     catalog.read_ahead("all")
-    ahead = catalog._read_ahead["all"]
-    assert ahead.result(timeout=10) == []
+    assert catalog.first_page("all") == []
     batches: list[int] = []
     catalog.load("all", lambda done, total: None, lambda b: batches.append(len(b)))
     assert sum(batches) == 6
     cache = Path(os.environ["XDG_CACHE_HOME"])
     assert not list(cache.rglob("first-page-*")) and not list(tmp_path.rglob("first-page-*"))
+
+
+def test_without_a_page_the_newest_named_sessions_stand_in(
+    agent: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(first_page, "NEWEST_NAMED", 3)
+    monkeypatch.setattr(first_page, "NEWEST_NAMED_MAX_BYTES", 2000)
+    folder = agent / "sessions" / "--home-ana-proj--"
+    other = agent / "sessions" / "--home-ana-other--"
+    other.mkdir()
+    write_session(other, "z9-newest", 0)  # names sort by creation time: the newest name
+    (folder / "z8-not-a-session.jsonl").write_bytes(b"not json\n")
+    big = write_session(folder, "z7-big", 0)
+    big.write_bytes(big.read_bytes() + b"\n" * 3000)
+    (folder / "z6-folder.jsonl").mkdir()
+    found = first_page.newest_named([str(folder), str(other), str(tmp_path / "missing")])
+    assert [Path(info.path).name for info in found] == ["z9-newest.jsonl"]
+    monkeypatch.setattr(first_page, "NEWEST_NAMED", 6)  # (z8, z7 and the folder z6 left out)
+    found = first_page.newest_named([str(folder), str(other)])
+    names = [Path(info.path).name for info in found]
+    assert names == ["z9-newest.jsonl", "s5.jsonl", "s4.jsonl", "s3.jsonl"]
+    listed = {info.path: info.to_json() for info in listing(agent, tmp_path)}
+    assert all(info.to_json() == listed[info.path] for info in found)  # read as the store does
+
+
+def test_a_first_run_paints_the_newest_named_sessions_first(
+    agent: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(first_page, "NEWEST_NAMED", 2)
+    store = Store(agent=agent, cwd="/home/ana/proj", index_path=tmp_path / "i.sqlite3")
+    catalog = StoreCatalog(store)
+    catalog.read_ahead("all")
+    assert [Path(i.path).name for i in catalog.first_page("all")] == ["s5.jsonl", "s4.jsonl"]
+    batches: list[list[str]] = []
+    items = catalog.load("all", lambda done, total: None, lambda b: batches.append(
+        [i.path for i in b]))  # fmt: skip
+    store.close()
+    assert [Path(p).name for p in batches[0]] == ["s5.jsonl", "s4.jsonl"]
+    listed = [path for batch in batches for path in batch]
+    assert sorted(listed) == sorted(i.path for i in items) and len(items) == 6

@@ -290,10 +290,10 @@ class PickerScreen(Screen[None]):
         self._render_header()
         self._render_hints()
         self.watch(self.app, "theme", lambda _theme: self._render_header(), init=False)
+        early = self.catalog.first_page(self.state.scope)  # (before the load takes it)
         self._load(self.state.scope)
-        early = self.catalog.first_page(self.state.scope)
         if early and not self.scope_state.loaded:
-            # read ahead while the app started: the first frame shows them (the load goes on)
+            # read ahead before the app started: the first frame shows them (the load goes on)
             self.scope_state.items = sort_items(early)
             self.refilter()
         self.set_interval(AGE_TICK, self.session_list.refresh)
