@@ -153,7 +153,7 @@ def warm_index(env: dict[str, str]) -> None:
         check=True,
         capture_output=True,
     )
-    child("warm", env)
+    child("cold", env)  # (to the end of its load, as a user who looked: the page is kept then)
 
 
 def read_all(agent: Path) -> int:
