@@ -371,13 +371,19 @@ def test_folder_overlays_follow_changes_until_the_base_is_rewritten(
         assert fast(store) == reference(agent)
 
 
-def test_a_grown_file_costs_its_row_and_its_new_lines(
-    agent: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def grown_file_lookups(
+    agent: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    listing: Callable[[Store], bytes],
+    forbidden: tuple[str, ...],
+) -> tuple[list[list[str]], Path]:
+    """List once, grow one file, list again with ``forbidden`` Index reads failing: the
+    batches of paths looked up one by one, and the grown file."""
     from pitui.core.index import Index
 
     with indexed(agent, tmp_path) as store:
-        fast(store)
+        listing(store)
     grown = agent / "sessions" / FOLDER / "s1.jsonl"
     CHANGES["append"](grown)
     asked: list[list[str]] = []
@@ -387,13 +393,21 @@ def test_a_grown_file_costs_its_row_and_its_new_lines(
         asked.append(list(paths))
         return original(self, paths, brief=brief)
 
-    def whole(*args: object, **kwargs: object) -> None:
-        raise AssertionError("every row of a folder was read")
+    def fail(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"one of {forbidden} was read")
 
     monkeypatch.setattr(Index, "listing_of", listing_of)
-    monkeypatch.setattr(Index, "listing", whole)
+    for name in forbidden:
+        monkeypatch.setattr(Index, name, fail)
     with indexed(agent, tmp_path) as store:
-        assert fast(store) == reference(agent)
+        assert listing(store) == reference(agent)
+    return asked, grown
+
+
+def test_a_grown_file_costs_its_row_and_its_new_lines(
+    agent: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked, grown = grown_file_lookups(agent, tmp_path, monkeypatch, fast, ("listing",))
     assert asked == [[str(grown)]]
 
 
@@ -464,27 +478,8 @@ def test_an_unchanged_store_is_answered_by_the_stored_output(
 def test_a_grown_file_is_the_only_one_looked_up(
     agent: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pitui.core.index import Index
-
-    with indexed(agent, tmp_path) as store:
-        whole(store)
-    grown = agent / "sessions" / FOLDER / "s1.jsonl"
-    CHANGES["append"](grown)
-    asked: list[list[str]] = []
-    original = Index.listing_of
-
-    def listing_of(self: Index, paths: list[str], *, brief: bool = False) -> list[object]:
-        asked.append(list(paths))
-        return original(self, paths, brief=brief)
-
-    def fail(*args: object, **kwargs: object) -> None:
-        raise AssertionError("a folder listing or every row was read")
-
-    monkeypatch.setattr(Index, "listing_of", listing_of)
-    monkeypatch.setattr(Index, "listing", fail)
-    monkeypatch.setattr(Index, "folder_listings", fail)
-    with indexed(agent, tmp_path) as store:
-        assert whole(store) == reference(agent)
+    forbidden = ("listing", "folder_listings")  # (the stored output's records answer)
+    asked, grown = grown_file_lookups(agent, tmp_path, monkeypatch, whole, forbidden)
     assert asked == [[str(grown)]]
 
 

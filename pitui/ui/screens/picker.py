@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from rich.style import Style
 from rich.text import Text
@@ -105,6 +105,23 @@ class ScopeState:
 
 
 FileKey = tuple[int, int, int]  # (size, mtime_ns, inode)
+
+
+class FilterRequest(NamedTuple):
+    """What the visible rows are made from: the state when they were asked for."""
+
+    scope: Scope
+    items: Sequence[PickerItem]
+    query: str
+    mode: SortMode
+    named: bool
+    show_path: bool
+    keep: str | None  # the session to keep selected (data changed under the user)
+
+    @property
+    def key(self) -> tuple[object, ...]:
+        """Equal for requests that give the same rows."""
+        return (self.scope, self.query, self.mode, self.named, self.show_path, id(self.items))
 
 
 @dataclass(slots=True)
@@ -484,72 +501,50 @@ class PickerScreen(Screen[None]):
             if not self._hits:
                 self._show_hits_empty(query[len(FULL_TEXT_PREFIX) :])
             return
-        request = (
-            self.state.scope,
-            self.scope_state.items,
-            self.state.query,
-            self.state.sort,
-            self.state.named_only,
-            self.state.show_path,
-            keep,
-        )
-        if not query and len(request[1]) <= IN_PLACE_ROWS and self._filter_lock.acquire(False):
+        request = self._request(keep)
+        if not query and len(request.items) <= IN_PLACE_ROWS and self._filter_lock.acquire(False):
             # a first page and no search (no texts to read): a worker's round trip would cost
             # more than the work, and the first rows wait for it
             try:
                 self.workers.cancel_group(self, "filter")
-                self._on_filtered(self._filtered(*request))
+                self._on_filtered(self._filtered(request))
             finally:
                 self._filter_lock.release()
         else:
-            self._filter(*request)
+            self._filter(request)
         self._render_header()
 
-    def _filter_key(self) -> tuple[object, ...]:
+    def _request(self, keep: str | None = None) -> FilterRequest:
         state = self.state
-        return (
+        return FilterRequest(
             state.scope,
+            self.scope_state.items,
             state.query,
             state.sort,
             state.named_only,
             state.show_path,
-            id(self.scope_state.items),
+            keep,
         )
 
     # (a description: Textual would otherwise repr() every argument, 10,000 sessions included)
     @work(thread=True, group="filter", exclusive=True, exit_on_error=False, description="filter")
-    def _filter(
-        self,
-        scope: Scope,
-        items: Sequence[PickerItem],
-        query: str,
-        mode: SortMode,
-        named: bool,
-        show_path: bool,
-        keep: str | None,
-    ) -> None:
+    def _filter(self, request: FilterRequest) -> None:
         with self._filter_lock:  # the search caches are not shared between threads
             if get_current_worker().is_cancelled:
                 return
-            filtered = self._filtered(scope, items, query, mode, named, show_path, keep)
+            filtered = self._filtered(request)
         self.post_message(filtered)
 
-    def _filtered(
-        self,
-        scope: Scope,
-        items: Sequence[PickerItem],
-        query: str,
-        mode: SortMode,
-        named: bool,
-        show_path: bool,
-        keep: str | None,
-    ) -> Filtered:
+    def _filtered(self, request: FilterRequest) -> Filtered:
         """The rows of a request (the caller holds ``_filter_lock``)."""
-        rows = self.catalog.rows(items, query, mode, named)
-        live = set(self._live)
-        display = self.list_rows(rows, all_scope=scope == "all", show_path=show_path, live=live)
-        key = (scope, query, mode, named, show_path, id(items))
-        return self.Filtered(key, [row.item for row in rows], display, keep)
+        rows = self.catalog.rows(request.items, request.query, request.mode, request.named)
+        display = self.list_rows(
+            rows,
+            all_scope=request.scope == "all",
+            show_path=request.show_path,
+            live=set(self._live),
+        )
+        return self.Filtered(request.key, [row.item for row in rows], display, request.keep)
 
     def list_rows(
         self,
@@ -598,7 +593,7 @@ class PickerScreen(Screen[None]):
 
     @on(Filtered)
     def _on_filtered(self, message: Filtered) -> None:
-        if message.key != self._filter_key() or self._full_text_mode:
+        if message.key != self._request().key or self._full_text_mode:
             return  # an older request: a newer one is on its way
         self._hits = []
         self._visible = message.items
