@@ -114,6 +114,7 @@ class StoreCatalog:
         self._fts_ready: set[Scope] = set()  # scopes whose full-text index is up to date
         self._lock = threading.Lock()
         self._read_ahead: dict[Scope, list[SessionInfo]] = {}
+        self._listed: set[Scope] = set()  # scopes loaded to the end once
 
     def read_ahead(self, scope: Scope) -> None:
         """Read ``scope``'s first page now, before the app starts (a few milliseconds from the
@@ -135,8 +136,9 @@ class StoreCatalog:
         cancel: threading.Event | None = None,
     ) -> Sequence[PickerItem]:
         shown: set[str] = set()
-        if on_batch is not None:
+        if on_batch is not None and scope not in self._listed:
             # the newest sessions of the last run, each file checked: painted before the rest
+            # (a later load of the scope replaces rows already shown: nothing to paint early)
             ahead = self._read_ahead.pop(scope, None)
             early = ahead if ahead is not None else self._read_first_page(scope)
             if early:
@@ -153,6 +155,7 @@ class StoreCatalog:
         page = self._first_page(scope)
         if page is not None and not (cancel is not None and cancel.is_set()):
             write_first_page(*page, cast("list[SessionInfo]", items))
+            self._listed.add(scope)
         return items
 
     def _read_first_page(self, scope: Scope) -> list[SessionInfo]:

@@ -189,3 +189,28 @@ def test_a_first_run_paints_the_newest_named_sessions_first(
     assert [Path(p).name for p in batches[0]] == ["s5.jsonl", "s4.jsonl"]
     listed = [path for batch in batches for path in batch]
     assert sorted(listed) == sorted(i.path for i in items) and len(items) == 6
+
+
+def test_later_loads_of_a_scope_read_no_page(
+    agent: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pitui.ui import catalog as catalog_module
+
+    reads: list[str] = []
+    for name in ("read_first_page", "newest_named"):
+        real = getattr(catalog_module, name)
+
+        def counted(*args: object, _name: str = name, _real: object = real) -> object:
+            reads.append(_name)
+            return _real(*args)  # type: ignore[operator]
+
+        monkeypatch.setattr(catalog_module, name, counted)
+    store = Store(agent=agent, cwd="/home/ana/proj", index_path=tmp_path / "i.sqlite3")
+    catalog = StoreCatalog(store)
+    catalog.load("all", lambda done, total: None, lambda batch: None)
+    assert reads == ["read_first_page", "newest_named"]  # a first run: no page kept yet
+    reads.clear()
+    batches: list[int] = []
+    catalog.load("all", lambda done, total: None, lambda batch: batches.append(len(batch)))
+    store.close()
+    assert reads == [] and sum(batches) == 6  # the store's batches only
