@@ -66,7 +66,12 @@ def run(args: argparse.Namespace) -> int:
     from pitui.core.store import Store
 
     scope: Scope = "all" if args.all else "current"
-    store = Store(cwd=args.cwd, session_dir=args.session_dir, use_index=not args.no_index)
+    store = Store(
+        cwd=args.cwd,
+        session_dir=args.session_dir,
+        use_index=not args.no_index,
+        collect_texts=bool(args.search),  # a listing that does not search reads no texts
+    )
     try:
         if args.fts is not None:
             return _full_text(store, scope, args)

@@ -66,7 +66,7 @@ __all__ = [
 
 INDEX_FILE = "index.sqlite3"
 # (the brief column is in marshal's format: another format version rebuilds the index)
-SCHEMA_VERSION = f"5-{marshal.version}"
+SCHEMA_VERSION = f"6-{marshal.version}"
 BUSY_TIMEOUT_MS = 5000
 # Characters of one message body given to the full-text index (a 10 MB tool output is cut).
 FTS_BODY_CAP = 256 * 1024
@@ -101,8 +101,8 @@ CREATE TABLE IF NOT EXISTS states (
     head BLOB NOT NULL,
     seam BLOB NOT NULL,
     state BLOB NOT NULL,
-    text BLOB NOT NULL,
-    text_tail BLOB NOT NULL
+    text BLOB,  -- NULL: the message texts were not read (only counted)
+    text_tail BLOB
 );
 CREATE TABLE IF NOT EXISTS fts_docs (
     rowid INTEGER PRIMARY KEY,
@@ -593,7 +593,7 @@ class Index:
                     part,
                 ):
                     found[path] = Resume(
-                        offset, head, seam, state, text.decode("utf-8", "surrogatepass")
+                        offset, head, seam, state, _text_of(text) if text is not None else ""
                     )
             return found
 
@@ -603,8 +603,8 @@ class Index:
         """Store summaries (``dirs`` maps each path to the directory it was listed in); False
         when they could not be stored (locked, damaged): the caller keeps the texts itself.
 
-        A file parsed from the start (not resumed) loses its full-text rows: they described
-        content that may be gone.
+        A file parsed from the start (not resumed) under another key than the stored one loses
+        its full-text rows: they described content that may be gone.
         """
         from pitui.core.summary import dump_json
 
@@ -614,9 +614,9 @@ class Index:
             return True
 
         def op(conn: sqlite3.Connection) -> bool:
-            fresh = [r.path for r in good if not r.resumed]
+            fresh = {r.path: r.key for r in good if not r.resumed}
             if fresh:
-                self._orphan_fts(conn, fresh)
+                self._orphan_fts(conn, self._rekeyed(conn, fresh))
             conn.executemany(
                 "INSERT INTO files (path, dir, size, mtime_ns, ino, dev, offset, brief, listing, "
                 "row) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET "
@@ -638,10 +638,7 @@ class Index:
             conn.executemany(
                 "INSERT OR REPLACE INTO states (path, head, seam, state, text, text_tail) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
-                [
-                    (r.path, r.head, r.seam, r.state, _text_blob(r.text), _text_blob(r.text_tail))
-                    for r in good
-                ],
+                [(r.path, r.head, r.seam, r.state, *_text_blobs(r)) for r in good],
             )
             return True
 
@@ -662,21 +659,36 @@ class Index:
         self._run(op, None, write=True)
 
     def texts(self, paths: Sequence[str]) -> dict[str, str]:
-        """allMessagesText of each path (as the picker searches it)."""
+        """allMessagesText of each path (as the picker searches it) whose texts were read."""
         paths = [p for p in paths if _storable(p)]
 
         def op(conn: sqlite3.Connection) -> dict[str, str]:
             found: dict[str, str] = {}
             for part, marks in _chunks(paths):
                 for path, text, tail in conn.execute(
-                    f"SELECT path, text, text_tail FROM states WHERE path IN ({marks})", part
+                    f"SELECT path, text, text_tail FROM states WHERE path IN ({marks}) "
+                    "AND text IS NOT NULL",
+                    part,
                 ):
-                    found[path] = (text + tail).decode("utf-8", "surrogatepass")
+                    found[path] = _text_of(text + tail)
             return found
 
         return self._run(op, {}, write=False)
 
     # ---------------------------------------------------------------- full text
+
+    @staticmethod
+    def _rekeyed(conn: sqlite3.Connection, keys: dict[str, tuple[int, int, int, int]]) -> list[str]:
+        """The paths of ``keys`` stored under another key (a file only read again, for its
+        texts or a damaged value, keeps its full-text rows)."""
+        changed: list[str] = []
+        for part, marks in _chunks(list(keys)):
+            for path, *stored in conn.execute(
+                f"SELECT path, size, mtime_ns, ino, dev FROM files WHERE path IN ({marks})", part
+            ):
+                if tuple(stored) != keys[path]:
+                    changed.append(path)
+        return changed
 
     def _orphan_fts(self, conn: sqlite3.Connection, paths: Sequence[str]) -> None:
         orphaned = 0
@@ -862,9 +874,19 @@ def _storable(path: str) -> bool:
     return True
 
 
-def _text_blob(text: str) -> bytes:
-    # lone surrogates (from JSON "\ud83d" escapes) survive the round trip through a BLOB
-    return text.encode("utf-8", "surrogatepass")
+def _text_blobs(result: FileSummary) -> tuple[bytes | None, bytes | None]:
+    """The ``text`` and ``text_tail`` columns: NULL when the texts were not read. Lone
+    surrogates (from JSON "\ud83d" escapes) survive the round trip through a BLOB."""
+    if not result.texts:
+        return None, None
+    return (
+        result.text.encode("utf-8", "surrogatepass"),
+        result.text_tail.encode("utf-8", "surrogatepass"),
+    )
+
+
+def _text_of(blob: bytes) -> str:
+    return blob.decode("utf-8", "surrogatepass")
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -262,14 +262,16 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _summarise_many(tasks: Sequence[tuple[str, Resume | None]]) -> list[FileSummary]:
+def _summarise_many(
+    tasks: Sequence[tuple[str, Resume | None]], texts: bool = True
+) -> list[FileSummary]:
     """Pool task: one unreadable or unexpected file must not stop the others."""
     from pitui.core.summary import FileSummary, summarise_file
 
     out: list[FileSummary] = []
     for path, resume in tasks:
         try:
-            out.append(summarise_file(path, resume))
+            out.append(summarise_file(path, resume, texts=texts))
         except Exception as exc:  # a bug or MemoryError on one file: report it, keep going
             out.append(FileSummary(path, (0, 0, 0, 0), error=f"internal error: {exc!r}"))
     return out
@@ -708,7 +710,9 @@ class Store:
     ``cwd`` is the current folder (default: the process's); ``agent`` the agent directory
     (default: ``PI_CODING_AGENT_DIR`` rules); ``session_dir`` pi's ``--session-dir``.
     ``use_index=False`` never touches the cache (nor creates its directory). ``workers`` is the
-    size of the parsing pool (default: the number of CPUs).
+    size of the parsing pool (default: the number of CPUs). ``collect_texts=False`` (a listing
+    that will not search) reads files without keeping their message texts; a search then reads
+    the texts it lacks (:meth:`load_texts`) and the index keeps them from then on.
     """
 
     def __init__(
@@ -720,12 +724,14 @@ class Store:
         use_index: bool = True,
         index_path: Path | None = None,
         workers: int | None = None,
+        collect_texts: bool = True,
     ) -> None:
         self.cwd = paths.normalize_cwd(cwd if cwd is not None else os.getcwd())
         self.agent = agent if agent is not None else paths.agent_dir()
         self.session_dir = _expand(session_dir) if session_dir is not None else None
         self.workers = max(1, workers if workers is not None else (os.cpu_count() or 1))
         self.use_index = use_index
+        self.collect_texts = collect_texts
         self._index_path = index_path
         self._index: Index | None = None
         self._memory_index: Index | None = None  # full text without the cache (--no-index)
@@ -1240,7 +1246,7 @@ class Store:
             from pitui.core.summary import SessionInfo
         if folders is not None:
             folders.to_parse(stale)
-        for results in self._summarise(tasks, sizes, cancel):
+        for results in self._summarise(tasks, sizes, cancel, texts or self.collect_texts):
             # texts not in the index (not asked to cache, or it could not store them) stay here
             stored = index is not None and index.put(results, dir_of)
             keep_texts = not brief and (texts or not stored)
@@ -1278,6 +1284,7 @@ class Store:
         tasks: list[tuple[str, Resume | None]],
         sizes: list[int],
         cancel: threading.Event | None,
+        texts: bool,
     ) -> Iterator[list[FileSummary]]:
         """Summaries of ``tasks`` (newest first) as they are ready. The newest few small files
         are summarised here first, before a pool is imported and started: a picker paints them
@@ -1285,11 +1292,11 @@ class Store:
         first = range(min(len(tasks), 2 * _FIRST_TASK_FILES))
         head = [i for i in first if sizes[i] <= _HEAD_BYTES][:_FIRST_TASK_FILES]
         if head and not (cancel is not None and cancel.is_set()):
-            yield _summarise_many([tasks[i] for i in head])
+            yield _summarise_many([tasks[i] for i in head], texts)
             taken = set(head)
             rest = [i for i in range(len(tasks)) if i not in taken]
             tasks, sizes = [tasks[i] for i in rest], [sizes[i] for i in rest]
-        yield from self._run(tasks, sizes, _summarise_many, (), cancel)
+        yield from self._run(tasks, sizes, _summarise_many, (texts,), cancel)
 
     def _run(
         self,
@@ -1340,7 +1347,8 @@ class Store:
     # ---------------------------------------------------------------- search
 
     def load_texts(self, sessions: Iterable[SessionInfo]) -> None:
-        """Fill in ``all_messages_text`` where it is missing (from the index, else the file)."""
+        """Fill in ``all_messages_text`` where it is missing: from the index, else from the
+        files (read in the pool when there are many; the index keeps what they gave)."""
         missing = [s for s in sessions if s.all_messages_text is None]
         if not missing:
             return
@@ -1348,11 +1356,18 @@ class Store:
         if index is not None:
             self._fill_texts(missing, index)
             missing = [s for s in missing if s.all_messages_text is None]
-        from pitui.core.summary import summarise_file
-
-        for info in missing:
-            result = summarise_file(info.path)
-            info.all_messages_text = result.search_text
+        if not missing:
+            return
+        by_path = {info.path: info for info in missing}
+        tasks: list[tuple[str, Resume | None]] = [(path, None) for path in by_path]
+        sizes = [info.size for info in missing]
+        dirs = index.dirs_of(list(by_path)) if index is not None else {}
+        for results in self._summarise(tasks, sizes, None, True):
+            if index is not None:
+                index.put(results, dirs)
+            for result in results:
+                # (a file that vanished or stopped being a session has no text: none is searched)
+                by_path[result.path].all_messages_text = result.search_text or ""
 
     @staticmethod
     def _fill_texts(sessions: list[SessionInfo], index: Index) -> None:

@@ -361,11 +361,15 @@ class SummaryState:
     __slots__ = (
         "activity", "anon", "branched", "childless", "cost", "created", "cwd", "entries",
         "first_message", "header_modified", "id", "labels", "message_count", "model", "name",
-        "parent", "parts", "provider", "status", "text_chars", "text_length", "tokens", "v1",
+        "parent", "parts", "provider", "status", "text_chars", "text_length", "texts", "tokens",
+        "v1",
     )  # fmt: skip
 
-    def __init__(self) -> None:
+    def __init__(self, *, texts: bool = True) -> None:
         self.status = _UNDECIDED
+        # Whether the message texts are kept (what the picker searches). A listing that will not
+        # search reads without them: only their length is counted (see Store.load_texts).
+        self.texts = texts
         self.id = ""
         self.cwd = ""
         self.parent: str | None = None
@@ -605,6 +609,8 @@ class SummaryState:
         if self.text_length:  # texts are never empty, so a length means one came before
             self.text_length += 1
         self.text_length += len(text) if text.isascii() else utf16_length(text)
+        if not self.texts:
+            return
         room = SEARCH_TEXT_CAP - self.text_chars
         if room <= 0:
             return
@@ -668,7 +674,7 @@ class SummaryState:
             total_tokens=int(self.tokens),
             cost=self.cost,
             size=size,
-            all_messages_text=self.text,
+            all_messages_text=self.text if self.texts else None,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -696,6 +702,7 @@ class SummaryState:
             "childless": sorted(self.childless),
             "branched": sorted(self.branched),
             "anon": self.anon,
+            "texts": self.texts,
         }
 
     @classmethod
@@ -723,6 +730,7 @@ class SummaryState:
         state.childless = set(data["childless"])
         state.branched = set(data["branched"])
         state.anon = data["anon"]
+        state.texts = data.get("texts", True)
         state.parts = [text] if text else []
         return state
 
@@ -763,11 +771,13 @@ class FileSummary:
     error: str | None = None
     resumed: bool = False  # parsed from a previous offset (not from the start)
     listing: bytes | None = None  # listing_element() of the session (made here, in the worker)
+    texts: bool = True  # text and text_tail hold the message texts (False: not read)
 
     @property
-    def search_text(self) -> str:
-        """allMessagesText as listed (the complete lines plus a parseable unterminated one)."""
-        return self.text + self.text_tail
+    def search_text(self) -> str | None:
+        """allMessagesText as listed (the complete lines plus a parseable unterminated one),
+        ``None`` when the texts were not read."""
+        return self.text + self.text_tail if self.texts else None
 
 
 def _head_hash(first_line: bytes | memoryview) -> bytes:
@@ -788,8 +798,12 @@ def _read_head(fd: int, size: int) -> bytes:
     return _head_hash(data[:nl])
 
 
-def summarise_file(path: str, resume: Resume | None = None) -> FileSummary:
+def summarise_file(path: str, resume: Resume | None = None, *, texts: bool = True) -> FileSummary:
     """Summarise ``path``, from ``resume`` when the file only grew since (else from the start).
+
+    ``texts=False`` counts the message texts without keeping them (a listing that will not
+    search); a resumed summary that kept them goes on keeping them, and one that did not is
+    not resumed when ``texts`` are asked for.
 
     Never raises for what a file contains or for a file that vanished: the result then has
     ``error`` set and no row.
@@ -797,13 +811,13 @@ def summarise_file(path: str, resume: Resume | None = None) -> FileSummary:
     gc_was_enabled = gc.isenabled()
     gc.disable()  # many short-lived dicts and no cycles: the collector would only cost time
     try:
-        return _summarise(path, resume)
+        return _summarise(path, resume, texts)
     finally:
         if gc_was_enabled:
             gc.enable()
 
 
-def _summarise(path: str, resume: Resume | None) -> FileSummary:
+def _summarise(path: str, resume: Resume | None, texts: bool) -> FileSummary:
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError as exc:
@@ -823,9 +837,11 @@ def _summarise(path: str, resume: Resume | None) -> FileSummary:
             ):
                 state = SummaryState.from_json(load_json(resume.state), resume.text)
                 start = resume.offset
+                if texts and not state.texts:
+                    state, start = None, 0  # the texts before the offset were never read
         resumed = state is not None
         if state is None:
-            state = SummaryState()
+            state = SummaryState(texts=texts)
         heads: list[bytes] = []
         parsing = state
 
@@ -854,6 +870,7 @@ def _summarise(path: str, resume: Resume | None) -> FileSummary:
             row=info.to_row() if info is not None else None,
             resumed=resumed,
             listing=listing_element(info) if info is not None else None,
+            texts=state.texts,
         )
     except OSError as exc:
         return FileSummary(path, (0, 0, 0, 0), error=exc.strerror or str(exc))

@@ -45,8 +45,13 @@ def agent(tmp_path: Path) -> Path:
     return tmp_path / "agent"
 
 
-def indexed(agent: Path, tmp_path: Path) -> Store:
-    return Store(agent=agent, cwd="/home/ana/proj", index_path=tmp_path / "index.sqlite3")
+def indexed(agent: Path, tmp_path: Path, *, collect_texts: bool = True) -> Store:
+    return Store(
+        agent=agent,
+        cwd="/home/ana/proj",
+        index_path=tmp_path / "index.sqlite3",
+        collect_texts=collect_texts,
+    )
 
 
 def _append(path: Path) -> None:
@@ -114,17 +119,54 @@ CHANGES: dict[str, Callable[[Path], None]] = {
 }
 
 
+@pytest.mark.parametrize("texts", [True, False], ids=["texts", "texts-on-demand"])
 @pytest.mark.parametrize("change", CHANGES)
 def test_index_agrees_with_no_index_after_a_change(
-    agent: Path, tmp_path: Path, change: str
+    agent: Path, tmp_path: Path, change: str, texts: bool
 ) -> None:
-    with indexed(agent, tmp_path) as store:
+    # texts=False: each listing reads no message texts, load_texts reads them when asked
+    with indexed(agent, tmp_path, collect_texts=texts) as store:
         assert listing(store) == reference(agent)
         CHANGES[change](agent / "sessions" / FOLDER / "s1.jsonl")
         assert listing(store) == reference(agent)
         assert store.warnings == []
-    with indexed(agent, tmp_path) as again:  # a new process: everything from the index
+    with indexed(agent, tmp_path, collect_texts=texts) as again:  # a new process
         assert listing(again) == reference(agent)
+
+
+def test_texts_not_read_by_a_listing_are_read_once_when_a_search_needs_them(
+    agent: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with indexed(agent, tmp_path, collect_texts=False) as store:
+        sessions = store.load("all")
+        assert [s.all_messages_text for s in sessions] == [None] * 4
+        assert store.index is not None
+        assert store.index.texts([s.path for s in sessions]) == {}
+        hits = store.rows(sessions, "again 2", "relevance", False)
+        assert [row.item.id for row in hits] == ["s2"]
+    read: list[str] = []
+    original = summary_module.summarise_file
+
+    def spy(path: str, *args: Any, **kwargs: Any) -> Any:
+        read.append(path)
+        return original(path, *args, **kwargs)
+
+    monkeypatch.setattr(summary_module, "summarise_file", spy)
+    with indexed(agent, tmp_path, collect_texts=False) as again:  # the index has them now
+        sessions = again.load("all")
+        again.load_texts(sessions)
+        assert sorted(s.all_messages_text or "" for s in sessions)[0] == "hello 0 reply 0 again 0"
+    assert read == []
+
+
+def test_reading_texts_later_keeps_the_full_text_rows(agent: Path, tmp_path: Path) -> None:
+    with indexed(agent, tmp_path, collect_texts=False) as store:
+        store.sync_fts("all")
+        assert [h.entry_id for h in store.text_search("again")] != []
+        store.load_texts(store.load("all"))  # each file read again, under the same key
+        assert store.index is not None
+        assert store.index.fts_todo(s.path for s in store.load("all")) == []
+        assert len(store.text_search("again")) == 4
 
 
 def test_a_folder_that_vanished_drops_out(agent: Path, tmp_path: Path) -> None:

@@ -529,8 +529,8 @@ def test_a_file_read_with_an_error_is_not_kept_in_the_output(
     failing = str(agent / "sessions" / FOLDER / "s2.jsonl")
     original = store_module._summarise_many
 
-    def flaky(tasks: list[tuple[str, object]]) -> list[FileSummary]:
-        results = original(tasks)  # type: ignore[arg-type]
+    def flaky(tasks: list[tuple[str, object]], texts: bool = True) -> list[FileSummary]:
+        results = original(tasks, texts)  # type: ignore[arg-type]
         return [
             FileSummary(r.path, (0, 0, 0, 0), error="EACCES") if r.path == failing else r
             for r in results

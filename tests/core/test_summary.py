@@ -459,6 +459,30 @@ def test_resume_reads_only_the_appended_lines(tmp_path: Path) -> None:
     assert second.text == fresh.text == "one two three four"
 
 
+@pytest.mark.parametrize(("path", "expected"), ORACLE_CASES[::3])
+def test_a_summary_without_texts_lists_the_same(path: Path, expected: dict[str, Any]) -> None:
+    with_texts = summarise_file(str(path))
+    without = summarise_file(str(path), texts=False)
+    assert without.row == with_texts.row  # allMessagesTextLength included
+    assert without.listing == with_texts.listing
+    assert without.search_text is None and with_texts.search_text is not None
+
+
+def test_a_resume_without_texts_is_not_used_when_texts_are_asked_for(tmp_path: Path) -> None:
+    lines = chain(["one", "two", "three", "four"])
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(jsonl(*lines[:2]))
+    first = summarise_file(str(path), texts=False)
+    with open(path, "ab") as handle:
+        handle.write(jsonl(*lines[2:], header=None))
+    resume = Resume(first.offset, first.head, first.seam, first.state, first.text)
+    still_without = summarise_file(str(path), resume, texts=False)
+    assert still_without.resumed and still_without.search_text is None
+    with_texts = summarise_file(str(path), resume, texts=True)
+    assert not with_texts.resumed and with_texts.search_text == "one two three four"
+    assert with_texts.row == still_without.row
+
+
 @pytest.mark.parametrize("change", ["truncate", "rewrite-header", "rewrite-middle"])
 def test_resume_notices_a_file_that_did_not_only_grow(tmp_path: Path, change: str) -> None:
     lines = chain(["one", "two", "three"])
