@@ -21,10 +21,12 @@ million times for a 10,000-session store.
 from __future__ import annotations
 
 import gc
+import io
+import itertools
 import math
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -416,11 +418,17 @@ class SummaryState:
         first byte, where a UTF-8 byte order mark is skipped.
         """
         at_start = start == 0 if at_file_start is None else at_file_start
-        lines = (buf[start:] if start else buf).split(b"\n")
-        tail = lines.pop()  # after the last newline: an unterminated line, or b""
-        end = len(buf) - len(tail)
-        if at_start and lines and lines[0].startswith(BOM):
-            lines[0] = lines[0][len(BOM) :]
+        end = buf.rfind(b"\n", start) + 1  # after the last newline (an unterminated line after)
+        if end <= start:
+            return start
+        # readline (memchr, one line at a time) rather than split: a fifth fewer instructions
+        # and no list of every line. Lines keep their "\n" (white space to JSON).
+        stream = io.BytesIO(buf if end == len(buf) else buf[:end])
+        stream.seek(start)
+        lines: Iterable[bytes] = iter(stream.readline, b"")
+        if at_start:
+            first = stream.readline()
+            lines = itertools.chain((first.removeprefix(BOM),), lines)
         loads = orjson.loads
         decode_error = orjson.JSONDecodeError
         # the state in locals while the loop runs (written back at the end)
@@ -443,9 +451,9 @@ class SummaryState:
                 try:
                     obj = loads(line)
                 except decode_error:
-                    if not line or line.isspace():
+                    if line.isspace():
                         continue
-                    obj = parse_json_line(line)[0]
+                    obj = parse_json_line(line[:-1])[0]
                 if type(obj) is not dict:
                     continue
                 if status != _SESSION:
