@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pitui.core.jstext import JS_WHITESPACE, js_trim
+from pitui.core.record import Record
 
 if TYPE_CHECKING:
     # (imported where used: a warm listing needs none of the parsing code)
@@ -131,30 +132,7 @@ def _chunks(values: Sequence[str]) -> Iterator[tuple[list[str], str]]:
         yield part, ",".join("?" * len(part))
 
 
-class _Record:
-    """A plain record compared and shown by its fields: creating a dataclass costs more than a
-    millisecond at import, which every ``pitui list`` would pay."""
-
-    __slots__: tuple[str, ...] = ()
-
-    def _fields(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in self.__slots__)
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        assert isinstance(other, _Record)
-        return self._fields() == other._fields()
-
-    def __hash__(self) -> int:
-        return hash(self._fields())
-
-    def __repr__(self) -> str:
-        pairs = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
-        return f"{type(self).__name__}({pairs})"
-
-
-class Cached(_Record):
+class Cached(Record):
     """What the index knows of one file."""
 
     __slots__ = ("dev", "dir", "ino", "mtime_ns", "offset", "path", "row", "size")
@@ -191,7 +169,7 @@ class Cached(_Record):
         return SessionInfo.from_row(self.path, self.size, load_json(self.row))
 
 
-class TextHit(_Record):
+class TextHit(Record):
     """One full-text hit: the session file and the entry (id and byte range of its line).
 
     ``entry_id`` is what :class:`~pitui.core.session.Session` calls the entry's uid for ordinary
@@ -218,7 +196,7 @@ class TextHit(_Record):
         self.rank = rank
 
 
-class FtsTask(_Record):
+class FtsTask(Record):
     __slots__ = ("file", "line", "path", "start")
 
     def __init__(self, file: int, path: str, start: int, line: int) -> None:
@@ -228,7 +206,7 @@ class FtsTask(_Record):
         self.line = line
 
 
-class FtsResult(_Record):
+class FtsResult(Record):
     __slots__ = ("docs", "end", "error", "file", "line", "path")
 
     def __init__(

@@ -27,7 +27,6 @@ import math
 import os
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -35,7 +34,7 @@ import orjson
 from pitui.core.jsonl import BOM, parse_json_line
 from pitui.core.jstext import js_trim
 from pitui.core.migrate import header_version
-from pitui.core.search import searchable_text
+from pitui.core.record import Record
 
 __all__ = [
     "CHUNK_SIZE",
@@ -241,36 +240,77 @@ def iso_from_ms(ms: float) -> str:
 # What a listed session is
 
 
-@dataclass(slots=True, eq=False)
+# SessionInfo's fields in constructor order (its repr)
+_INFO_FIELDS = (
+    "path", "id", "cwd", "name", "parent_session_path", "created", "modified", "modified_iso",
+    "message_count", "first_message", "text_length", "branch_count", "entry_count", "labels",
+    "last_model", "total_tokens", "cost", "size", "all_messages_text",
+)  # fmt: skip
+
+
 class SessionInfo:
     """One listed session: pi's ``SessionInfo`` (format §12.2) plus what pi does not show.
 
     ``modified`` is epoch milliseconds (what :mod:`pitui.core.search` sorts and ties by);
     ``created`` and ``modified_iso`` are ISO strings exactly as pi prints its dates. The
     searchable text is held only once loaded (:attr:`all_messages_text` is ``None`` before: the
-    index keeps it apart, so a listing does not read megabytes it does not show).
+    index keeps it apart, so a listing does not read megabytes it does not show). Compared by
+    identity.
     """
 
-    path: str
-    id: str
-    cwd: str
-    name: str | None
-    parent_session_path: str | None
-    created: str | None  # None: the header timestamp is not a date
-    modified: int
-    modified_iso: str
-    message_count: int
-    first_message: str
-    text_length: int  # allMessagesText.length in UTF-16 units (whole file, even past the cap)
-    branch_count: int  # entries without children: the ends of the tree's branches
-    entry_count: int
-    labels: dict[str, str]  # target entry id -> label (format §8.1)
-    last_model: str | None  # "provider/model" of the last assistant message in file order
-    total_tokens: int
-    cost: float
-    size: int = 0  # bytes on disk when listed
-    all_messages_text: str | None = None
-    _search: str | None = field(default=None, repr=False)
+    __slots__ = (
+        "_search", "all_messages_text", "branch_count", "cost", "created", "cwd", "entry_count",
+        "first_message", "id", "labels", "last_model", "message_count", "modified",
+        "modified_iso", "name", "parent_session_path", "path", "size", "text_length",
+        "total_tokens",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        path: str,
+        id: str,
+        cwd: str,
+        name: str | None,
+        parent_session_path: str | None,
+        created: str | None,  # None: the header timestamp is not a date
+        modified: int,
+        modified_iso: str,
+        message_count: int,
+        first_message: str,
+        text_length: int,  # allMessagesText.length in UTF-16 units (whole file, past the cap)
+        branch_count: int,  # entries without children: the ends of the tree's branches
+        entry_count: int,
+        labels: dict[str, str],  # target entry id -> label (format §8.1)
+        last_model: str | None,  # "provider/model" of the last assistant message in file order
+        total_tokens: int,
+        cost: float,
+        size: int = 0,  # bytes on disk when listed
+        all_messages_text: str | None = None,
+    ) -> None:
+        self.path = path
+        self.id = id
+        self.cwd = cwd
+        self.name = name
+        self.parent_session_path = parent_session_path
+        self.created = created
+        self.modified = modified
+        self.modified_iso = modified_iso
+        self.message_count = message_count
+        self.first_message = first_message
+        self.text_length = text_length
+        self.branch_count = branch_count
+        self.entry_count = entry_count
+        self.labels = labels
+        self.last_model = last_model
+        self.total_tokens = total_tokens
+        self.cost = cost
+        self.size = size
+        self.all_messages_text = all_messages_text
+        self._search: str | None = None
+
+    def __repr__(self) -> str:
+        pairs = ", ".join(f"{name}={getattr(self, name)!r}" for name in _INFO_FIELDS)
+        return f"SessionInfo({pairs})"
 
     @property
     def search_text(self) -> str:
@@ -279,6 +319,8 @@ class SessionInfo:
         Only meaningful once :attr:`all_messages_text` is loaded (see ``Store.load_texts``);
         before that the message text part is empty.
         """
+        from pitui.core.search import searchable_text  # (loaded by then: a search asks)
+
         cached = self._search
         if cached is None or self.all_messages_text is None:
             cached = searchable_text(self.id, self.name, self.all_messages_text or "", self.cwd)
@@ -747,19 +789,23 @@ class SummaryState:
 # One file, from scratch or from where the index stopped
 
 
-@dataclass(slots=True)
-class Resume:
+class Resume(Record):
     """Where a previous summary of a file stopped (from the index)."""
 
-    offset: int
-    head: bytes
-    seam: bytes
-    state: bytes  # SummaryState.to_json() as JSON
-    text: str
+    __slots__ = ("head", "offset", "seam", "state", "text")
+
+    def __init__(self, offset: int, head: bytes, seam: bytes, state: bytes, text: str) -> None:
+        self.offset = offset
+        self.head = head
+        self.seam = seam
+        self.state = state  # SummaryState.to_json() as JSON
+        self.text = text
+
+    def __reduce__(self) -> tuple[type[Resume], tuple[Any, ...]]:
+        return Resume, (self.offset, self.head, self.seam, self.state, self.text)
 
 
-@dataclass(slots=True)
-class FileSummary:
+class FileSummary(Record):
     """The result of summarising one file: what the index stores and what the listing shows.
 
     ``key`` is ``(size, mtime_ns, inode, device)`` from the open file; ``offset`` is where the
@@ -767,19 +813,47 @@ class FileSummary:
     readable: then ``error`` says why).
     """
 
-    path: str
-    key: tuple[int, int, int, int]
-    head: bytes = b""
-    seam: bytes = b""
-    offset: int = 0
-    state: bytes = b""
-    text: str = ""  # allMessagesText of the complete lines (what a resumed parse continues)
-    text_tail: str = ""  # what an unterminated last line that parses adds to it
-    row: list[Any] | None = None
-    error: str | None = None
-    resumed: bool = False  # parsed from a previous offset (not from the start)
-    listing: bytes | None = None  # listing_element() of the session (made here, in the worker)
-    texts: bool = True  # text and text_tail hold the message texts (False: not read)
+    __slots__ = (
+        "error", "head", "key", "listing", "offset", "path", "resumed", "row", "seam", "state",
+        "text", "text_tail", "texts",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        path: str,
+        key: tuple[int, int, int, int],
+        head: bytes = b"",
+        seam: bytes = b"",
+        offset: int = 0,
+        state: bytes = b"",
+        text: str = "",  # allMessagesText of the complete lines (what a resumed parse goes on)
+        text_tail: str = "",  # what an unterminated last line that parses adds to it
+        row: list[Any] | None = None,
+        error: str | None = None,
+        resumed: bool = False,  # parsed from a previous offset (not from the start)
+        listing: bytes | None = None,  # listing_element() of the session (made in the worker)
+        texts: bool = True,  # text and text_tail hold the message texts (False: not read)
+    ) -> None:
+        self.path = path
+        self.key = key
+        self.head = head
+        self.seam = seam
+        self.offset = offset
+        self.state = state
+        self.text = text
+        self.text_tail = text_tail
+        self.row = row
+        self.error = error
+        self.resumed = resumed
+        self.listing = listing
+        self.texts = texts
+
+    def __reduce__(self) -> tuple[type[FileSummary], tuple[Any, ...]]:
+        # (a constructor call: pool results are unpickled by the thousand)
+        return FileSummary, (
+            self.path, self.key, self.head, self.seam, self.offset, self.state, self.text,
+            self.text_tail, self.row, self.error, self.resumed, self.listing, self.texts,
+        )  # fmt: skip
 
     @property
     def search_text(self) -> str | None:
