@@ -653,6 +653,26 @@ class Index:
 
         return self._run(op, {}, write=False)
 
+    def without_texts(self, paths: Sequence[str]) -> list[str]:
+        """The sessions among ``paths`` stored without their message texts (see
+        :meth:`~pitui.core.store.Store.index_texts`)."""
+        paths = [p for p in paths if _storable(p)]
+
+        def op(conn: sqlite3.Connection) -> list[str]:
+            found: list[str] = []
+            for part, marks in _chunks(paths):
+                found.extend(
+                    row[0]
+                    for row in conn.execute(
+                        "SELECT s.path FROM states s JOIN files f ON f.path = s.path "
+                        f"WHERE s.path IN ({marks}) AND s.text IS NULL AND f.row IS NOT NULL",
+                        part,
+                    )
+                )
+            return found
+
+        return self._run(op, [], write=False)
+
     # ---------------------------------------------------------------- full text
 
     @staticmethod

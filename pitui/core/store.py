@@ -1359,15 +1359,40 @@ class Store:
         if not missing:
             return
         by_path = {info.path: info for info in missing}
-        tasks: list[tuple[str, Resume | None]] = [(path, None) for path in by_path]
-        sizes = [info.size for info in missing]
-        dirs = index.dirs_of(list(by_path)) if index is not None else {}
-        for results in self._summarise(tasks, sizes, None, True):
-            if index is not None:
-                index.put(results, dirs)
+        for results in self._read_texts(missing, None):
             for result in results:
                 # (a file that vanished or stopped being a session has no text: none is searched)
                 by_path[result.path].all_messages_text = result.search_text or ""
+
+    def index_texts(
+        self, sessions: Sequence[SessionInfo], cancel: threading.Event | None = None
+    ) -> int:
+        """Read into the index the message texts of ``sessions`` it was given without (by a
+        listing that did not search), so that a first search finds them there; returns how many
+        files were read. Keeps nothing in memory."""
+        index = self.index
+        if index is None:
+            return 0
+        lacking = set(index.without_texts([info.path for info in sessions]))
+        read = 0
+        if lacking:
+            for results in self._read_texts([s for s in sessions if s.path in lacking], cancel):
+                read += len(results)
+        return read
+
+    def _read_texts(
+        self, sessions: Sequence[SessionInfo], cancel: threading.Event | None
+    ) -> Iterator[list[FileSummary]]:
+        """Summaries of ``sessions``' files with their texts (in the pool when there are many),
+        kept in the index as they come."""
+        index = self.index
+        paths = [info.path for info in sessions]
+        tasks: list[tuple[str, Resume | None]] = [(path, None) for path in paths]
+        dirs = index.dirs_of(paths) if index is not None else {}
+        for results in self._summarise(tasks, [info.size for info in sessions], cancel, True):
+            if index is not None:
+                index.put(results, dirs)
+            yield results
 
     @staticmethod
     def _fill_texts(sessions: list[SessionInfo], index: Index) -> None:

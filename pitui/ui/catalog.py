@@ -101,6 +101,13 @@ class Catalog(Protocol):
         """Message bodies matching ``query``, best first (blocking; the first call may index)."""
         ...
 
+    def prepare_search(
+        self, items: Sequence[PickerItem], cancel: threading.Event | None = None
+    ) -> None:
+        """Make the first search over ``items`` quick: read what it would need and the cache
+        lacks (blocking, meant for after a load; nothing to do most of the time)."""
+        ...
+
     def watch_root(self) -> str | None:
         """The folder whose changes change the listing (``None``: nothing to follow)."""
         ...
@@ -182,6 +189,12 @@ class StoreCatalog:
         self, items: Sequence[PickerItem], query: str, mode: SortMode, named_only: bool
     ) -> list[Row[Any]]:
         return list(self.store.rows(cast("Sequence[SessionInfo]", items), query, mode, named_only))
+
+    def prepare_search(
+        self, items: Sequence[PickerItem], cancel: threading.Event | None = None
+    ) -> None:
+        # texts a `pitui list` without --search left out of the index (see Store.index_texts)
+        self.store.index_texts(cast("Sequence[SessionInfo]", items), cancel)
 
     def full_text(
         self, query: str, scope: Scope, on_progress: Progress | None = None

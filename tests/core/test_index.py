@@ -159,6 +159,21 @@ def test_texts_not_read_by_a_listing_are_read_once_when_a_search_needs_them(
     assert read == []
 
 
+def test_texts_left_out_by_a_listing_are_indexed_ahead_of_a_search(
+    agent: Path, tmp_path: Path
+) -> None:
+    with indexed(agent, tmp_path, collect_texts=False) as store:
+        sessions = store.load("all")
+        assert store.index is not None
+        paths = [s.path for s in sessions]
+        assert sorted(store.index.without_texts(paths)) == sorted(paths)
+        assert store.index_texts(sessions) == 4
+        assert store.index.without_texts(paths) == []
+        assert [s.all_messages_text for s in sessions] == [None] * 4  # nothing kept in memory
+        assert store.index_texts(sessions) == 0  # nothing left to read
+        assert listing(store) == reference(agent)
+
+
 def test_reading_texts_later_keeps_the_full_text_rows(agent: Path, tmp_path: Path) -> None:
     with indexed(agent, tmp_path, collect_texts=False) as store:
         store.sync_fts("all")

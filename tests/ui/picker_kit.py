@@ -80,6 +80,7 @@ class FakeCatalog:
     hits: list[FullTextHit] = field(default_factory=list)
     loads: list[Scope] = field(default_factory=list)
     first_pages: dict[Scope, list[FakeItem]] = field(default_factory=dict)
+    prepared: list[int] = field(default_factory=list)  # prepare_search calls: how many items
 
     def load(
         self,
@@ -108,6 +109,11 @@ class FakeCatalog:
         self, query: str, scope: Scope, on_progress: Progress | None = None
     ) -> Sequence[FullTextHit]:
         return [hit for hit in self.hits if query.lower() in hit.snippet.lower()]
+
+    def prepare_search(
+        self, items: Sequence[PickerItem], cancel: threading.Event | None = None
+    ) -> None:
+        self.prepared.append(len(items))
 
     def watch_root(self) -> str | None:
         return None

@@ -476,6 +476,20 @@ async def test_the_first_page_is_in_the_first_frame_while_the_load_runs() -> Non
         assert "Loading" not in static_text(app, "#picker-modes")
 
 
+async def test_a_loaded_scope_is_prepared_for_search_after_its_rows_are_shown() -> None:
+    gate = threading.Event()
+    items = u1_items()
+    catalog = FakeCatalog(scopes={"current": items}, gates={"current": gate})
+    app = fake_app(catalog)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert catalog.prepared == []  # not while the load runs
+        gate.set()
+        await settle(pilot)
+        assert catalog.prepared == [len(items)]
+        assert len(picker(app).query_one(SessionList).rows) == len(items)
+
+
 async def test_u17_nothing_anywhere_closes_the_picker() -> None:
     app = fake_app(FakeCatalog(scopes={"current": [], "all": []}))
     async with app.run_test(size=SIZE) as pilot:

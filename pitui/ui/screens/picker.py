@@ -415,8 +415,13 @@ class PickerScreen(Screen[None]):
             message = f"{type(exc).__name__}: {exc}"
             self.post_message(self.ScopeLoaded(scope, generation, (), message))
             return
-        if not cancel.is_set():
-            self.post_message(self.ScopeLoaded(scope, generation, items, None))
+        if cancel.is_set():
+            return
+        self.post_message(self.ScopeLoaded(scope, generation, items, None))
+        try:  # (after the rows are shown: a first search then finds what it needs)
+            self.catalog.prepare_search(items, cancel)
+        except Exception:  # only a slower first search
+            return
 
     @on(ScopeProgress)
     def _on_progress(self, message: ScopeProgress) -> None:
