@@ -1,17 +1,55 @@
-"""What every command shares: the error type, safe printing, JSON output."""
+"""What every command shares: the error type, safe printing, JSON output, a progress line."""
 
 from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pitui.core.session import EntryMeta
 
+# A progress line shows only for work over this many files (a shorter one would only flicker).
+PROGRESS_MIN_FILES = 200
+
 
 class CommandError(Exception):
     """A user-facing failure: printed as one line on stderr, exit code 1."""
+
+
+class ProgressLine:
+    """``{verb} n/total`` on stderr, redrawn in place; :meth:`end` clears it."""
+
+    def __init__(self, verb: str) -> None:
+        self.verb = verb
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if total < PROGRESS_MIN_FILES:
+            return
+        sys.stderr.write(f"\r{self.verb} {done}/{total}")
+        sys.stderr.flush()
+        self.shown = True
+
+    def end(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+            self.shown = False
+
+
+@contextmanager
+def progress_line(verb: str) -> Iterator[ProgressLine | None]:
+    """A :class:`ProgressLine` while the block runs (``None`` when stderr is not a terminal),
+    cleared when it ends, error or not."""
+    progress = ProgressLine(verb) if sys.stderr.isatty() else None
+    try:
+        yield progress
+    finally:
+        if progress is not None:
+            progress.end()
 
 
 def out(text: str) -> None:

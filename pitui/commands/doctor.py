@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from typing import TYPE_CHECKING, Any
 
-from pitui.commands.common import emit_json, out
+from pitui.commands.common import emit_json, out, progress_line
 
 if TYPE_CHECKING:
     from pitui.core.doctor import FileReport, TempFile
@@ -23,7 +22,6 @@ if TYPE_CHECKING:
 # Human output lists at most this many problems per file (--json has them all).
 _SHOWN_PROBLEMS = 20
 _LARGEST_FILES = 5
-_PROGRESS_MIN_FILES = 200
 
 _EPILOG = (
     "exit status: 0 when every file checked is healthy, 1 when any file has a problem (an error "
@@ -82,11 +80,8 @@ def _scope(args: argparse.Namespace) -> tuple[list[FileReport], list[TempFile]]:
     try:
         scope: Scope = "all" if args.all else "current"
         paths = [c.path for c in store.candidates(scope)]
-        progress = _progress_printer(len(paths))
-        reports = diagnose_paths(paths, progress=progress)
-        if progress is not None:
-            sys.stderr.write("\r\x1b[K")
-            sys.stderr.flush()
+        with progress_line("Checking") as progress:
+            reports = diagnose_paths(paths, progress=progress)
         known = {os.path.abspath(p) for p in paths}
         leftovers = [
             temp
@@ -97,17 +92,6 @@ def _scope(args: argparse.Namespace) -> tuple[list[FileReport], list[TempFile]]:
     finally:
         store.close()
     return reports, leftovers
-
-
-def _progress_printer(total: int) -> Any:
-    if total < _PROGRESS_MIN_FILES or not sys.stderr.isatty():
-        return None
-
-    def show(done: int, count: int) -> None:
-        sys.stderr.write(f"\rchecking {done}/{count} files")
-        sys.stderr.flush()
-
-    return show
 
 
 def _json(reports: list[FileReport], leftovers: list[TempFile]) -> dict[str, Any]:

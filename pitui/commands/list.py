@@ -17,13 +17,13 @@ import shutil
 import sys
 from typing import TYPE_CHECKING, Any
 
+from pitui.commands.common import progress_line
+
 if TYPE_CHECKING:
     from pitui.core.search import Row
     from pitui.core.store import Scope, SessionInfo, Store
 
 SORT_MODES = ("threaded", "recent", "relevance")
-# Show a progress line on a terminal only when loading takes a noticeable number of files.
-_PROGRESS_MIN_FILES = 200
 
 
 def add_parser(subparsers: Any) -> None:
@@ -77,9 +77,9 @@ def run(args: argparse.Namespace) -> int:
             return _full_text(store, scope, args)
         if args.json and not args.search and _print_listed(store, scope, args):
             return 0
-        progress = _progress_printer()
-        sessions = store.load(scope, progress=progress, texts=args.no_index and bool(args.search))
-        _end_progress(progress)
+        with progress_line("Loading") as progress:
+            texts = args.no_index and bool(args.search)
+            sessions = store.load(scope, progress=progress, texts=texts)
         rows = store.rows(sessions, args.search, args.sort, args.named)
         if args.json:
             from pitui.commands.common import emit_json
@@ -98,9 +98,8 @@ def _print_listed(store: Store, scope: Scope, args: argparse.Namespace) -> bool:
     :func:`~pitui.commands.common.emit_json` of every ``to_json()``, without building them.
     False (nothing printed) when a session's JSON needs the standard encoder (lone surrogates).
     """
-    progress = _progress_printer()
-    output = store.listed_json(scope, args.sort, args.named, progress=progress)
-    _end_progress(progress)
+    with progress_line("Loading") as progress:
+        output = store.listed_json(scope, args.sort, args.named, progress=progress)
     if output is None:
         return False
     from pitui.commands.common import emit_json_bytes
@@ -112,35 +111,6 @@ def _print_listed(store: Store, scope: Scope, args: argparse.Namespace) -> bool:
 def _warn(store: Store) -> None:
     for warning in store.warnings:
         sys.stderr.write(f"pitui: warning: {warning}\n")
-
-
-class _Progress:
-    """``Loading n/total`` on stderr, redrawn in place (only on a terminal)."""
-
-    def __init__(self) -> None:
-        self.shown = False
-
-    def __call__(self, loaded: int, total: int) -> None:
-        if total < _PROGRESS_MIN_FILES:
-            return
-        sys.stderr.write(f"\rLoading {loaded}/{total}")
-        sys.stderr.flush()
-        self.shown = True
-
-    def end(self) -> None:
-        if self.shown:
-            sys.stderr.write("\r\x1b[K")
-            sys.stderr.flush()
-            self.shown = False
-
-
-def _progress_printer() -> _Progress | None:
-    return _Progress() if sys.stderr.isatty() else None
-
-
-def _end_progress(progress: _Progress | None) -> None:
-    if progress is not None:
-        progress.end()
 
 
 def _empty_text(scope: str, named: bool) -> str:
@@ -181,9 +151,8 @@ def _print_table(rows: list[Row[SessionInfo]], scope: str, named: bool, store: S
 def _full_text(store: Store, scope: Scope, args: argparse.Namespace) -> int:
     from pitui.core.store import hit_snippet
 
-    progress = _progress_printer()
-    store.sync_fts(scope, progress=progress)
-    _end_progress(progress)
+    with progress_line("Indexing") as progress:
+        store.sync_fts(scope, progress=progress)
     hits = store.text_search(args.fts, scope=scope, limit=args.limit)
     if args.json:
         from pitui.commands.common import emit_json

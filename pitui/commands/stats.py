@@ -10,12 +10,11 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from pitui.commands.common import emit_json, format_cost, out
+from pitui.commands.common import emit_json, format_cost, out, progress_line
 
 if TYPE_CHECKING:
     from pitui.core.stats import StatsReport, Tally
 
-_PROGRESS_MIN_FILES = 200
 _NAME_CELLS = 48
 
 
@@ -45,12 +44,12 @@ def run(args: argparse.Namespace) -> int:
     from pitui.core.store import Store
 
     store = Store(cwd=args.cwd, session_dir=args.session_dir, use_index=not args.no_index)
-    progress = _Progress() if sys.stderr.isatty() else None
     try:
-        report = store_stats(store, "all" if args.all else "current", by=args.by, progress=progress)
+        with progress_line("Reading") as progress:
+            report = store_stats(
+                store, "all" if args.all else "current", by=args.by, progress=progress
+            )
     finally:
-        if progress is not None:
-            progress.end()
         for warning in store.warnings:
             sys.stderr.write(f"pitui: warning: {warning}\n")
         store.close()
@@ -59,23 +58,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_report(report, "all folders" if args.all else store.cwd)
     return 0
-
-
-class _Progress:
-    def __init__(self) -> None:
-        self.shown = False
-
-    def __call__(self, done: int, total: int) -> None:
-        if total < _PROGRESS_MIN_FILES:
-            return
-        sys.stderr.write(f"\rReading {done}/{total}")
-        sys.stderr.flush()
-        self.shown = True
-
-    def end(self) -> None:
-        if self.shown:
-            sys.stderr.write("\r\x1b[K")
-            sys.stderr.flush()
 
 
 def _row(name: str, tally: Tally) -> list[str]:
