@@ -21,6 +21,7 @@ import zlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from pitui.core.cachefile import replace_file
 from pitui.core.summary import SessionInfo
 
 PAGE_SIZE = 150  # rows kept: more than the tallest terminal shows
@@ -77,12 +78,7 @@ def write_first_page(path: Path, key: str, newest_first: Sequence[SessionInfo]) 
             return
     except OSError:
         pass
-    temp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    try:
-        temp.write_bytes(data)
-        os.replace(temp, path)
-    except OSError:
-        temp.unlink(missing_ok=True)
+    replace_file(path, [data])
 
 
 def newest_named(folders: Iterable[str]) -> list[SessionInfo]:

@@ -498,17 +498,10 @@ class Index:
         if path is None:
             self._outputs[name] = parts
             return
+        from pitui.core.cachefile import replace_file
+
         head = marshal.dumps((name, [len(part) for part in parts]))
-        temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        try:
-            with open(temporary, "wb") as handle:
-                handle.write(len(head).to_bytes(8, "little") + head)
-                for part in parts:
-                    handle.write(part)
-            os.replace(temporary, path)  # readers see the old file or the new one, whole
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
+        replace_file(path, [len(head).to_bytes(8, "little") + head, *parts])
 
     def forget_folders(self, dirs: Sequence[str]) -> None:
         """Drop whole folders that vanished: their files and their listings."""
