@@ -4,7 +4,8 @@ Run by hand (not in CI):  python benchmarks/bench_core.py [--mb 200] [--keep DIR
 
 Each measurement runs in a fresh subprocess so peak memory (ru_maxrss) is that of one open. The two
 measurements alternate (orjson, pitui, orjson, ...) so that a busy machine slows both alike; the
-best and the median of the runs are printed.
+best and the median of the runs are printed, and the ratio within each pair (this machine's speed
+drifts by a third from minute to minute: a pair runs within a second or two).
 """
 
 from __future__ import annotations
@@ -91,6 +92,7 @@ def main() -> None:
     ours = min(runs, key=lambda r: r[0])
     base_median = statistics.median(r[0] for r in bases)
     ours_median = statistics.median(r[0] for r in runs)
+    pair_ratios = sorted(o[0] / b[0] for b, o in zip(bases, runs, strict=True))
     mib = 1024 * 1024
     result = {
         "file_mb": round(size / mib, 1),
@@ -104,6 +106,8 @@ def main() -> None:
         "orjson_parse_median_s": round(base_median, 3),
         "pitui_open_median_s": round(ours_median, 3),
         "ratio_median": round(ours_median / base_median, 2),
+        "pair_ratios": [round(r, 2) for r in pair_ratios],
+        "pair_ratio_median": round(statistics.median(pair_ratios), 2),
         "pitui_peak_mb": round(max(r[1] for r in runs) / mib, 1),
         "peak_minus_file_mb": round((max(r[1] for r in runs) - size) / mib, 1),
         "targets": "ratio <= 1.5, peak <= file + 150 MB",
