@@ -80,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
         with progress_line("Loading") as progress:
             texts = args.no_index and bool(args.search)
             sessions = store.load(scope, progress=progress, texts=texts)
-        rows = store.rows(sessions, args.search, args.sort, args.named)
+        with progress_line("Reading texts") as progress:  # (those a text-less listing left out)
+            rows = store.rows(sessions, args.search, args.sort, args.named, progress=progress)
         if args.json:
             from pitui.commands.common import emit_json
 

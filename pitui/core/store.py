@@ -1346,9 +1346,12 @@ class Store:
 
     # ---------------------------------------------------------------- search
 
-    def load_texts(self, sessions: Iterable[SessionInfo]) -> None:
+    def load_texts(
+        self, sessions: Iterable[SessionInfo], *, progress: Progress | None = None
+    ) -> None:
         """Fill in ``all_messages_text`` where it is missing: from the index, else from the
-        files (read in the pool when there are many; the index keeps what they gave)."""
+        files (read in the pool when there are many; the index keeps what they gave), with
+        ``progress(files read, files to read)``."""
         missing = [s for s in sessions if s.all_messages_text is None]
         if not missing:
             return
@@ -1359,10 +1362,14 @@ class Store:
         if not missing:
             return
         by_path = {info.path: info for info in missing}
+        read = 0
         for results in self._read_texts(missing, None):
             for result in results:
                 # (a file that vanished or stopped being a session has no text: none is searched)
                 by_path[result.path].all_messages_text = result.search_text or ""
+            read += len(results)
+            if progress is not None:
+                progress(read, len(missing))
 
     def index_texts(
         self, sessions: Sequence[SessionInfo], cancel: threading.Event | None = None
@@ -1408,11 +1415,13 @@ class Store:
         query: str,
         mode: SortMode = "threaded",
         named_only: bool = False,
+        *,
+        progress: Progress | None = None,
     ) -> list[Row[SessionInfo]]:
         """The picker's rows (ui §2.4-§2.6) for a loaded list in pi's order; loads the searched
-        texts first when the query needs them."""
+        texts first when the query needs them (``progress`` as :meth:`load_texts` reports)."""
         if query.strip():
-            self.load_texts(sessions)
+            self.load_texts(sessions, progress=progress)
         from pitui.core.search import filter_and_sort
 
         return filter_and_sort(

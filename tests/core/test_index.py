@@ -159,6 +159,18 @@ def test_texts_not_read_by_a_listing_are_read_once_when_a_search_needs_them(
     assert read == []
 
 
+def test_reading_left_out_texts_reports_progress(agent: Path, tmp_path: Path) -> None:
+    with indexed(agent, tmp_path, collect_texts=False) as store:
+        sessions = store.load("all")
+        seen: list[tuple[int, int]] = []
+        store.load_texts(sessions, progress=lambda done, total: seen.append((done, total)))
+        assert seen and seen[-1] == (4, 4)
+        assert all(total == 4 for _, total in seen)
+        again: list[tuple[int, int]] = []
+        store.load_texts(store.load("all"), progress=lambda d, t: again.append((d, t)))
+        assert again == []  # all in the index now: nothing read from the files
+
+
 def test_texts_left_out_by_a_listing_are_indexed_ahead_of_a_search(
     agent: Path, tmp_path: Path
 ) -> None:
