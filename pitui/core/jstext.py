@@ -7,6 +7,7 @@ not what Python's ``str`` methods do (spec: session-format §8.2, ui-behaviour �
 from __future__ import annotations
 
 import re
+from typing import Any
 
 # JavaScript's `\s` (and the set String.prototype.trim removes): WhiteSpace + LineTerminator.
 JS_WHITESPACE = (
@@ -32,3 +33,25 @@ def js_is_space(char: str) -> bool:
 def normalize_session_name(name: str) -> str:
     """Name as pi 1.x writes it: runs of CR/LF become one space, then trimmed (format §8.2)."""
     return js_trim(_LINE_BREAK_RUN.sub(" ", name))
+
+
+def js_truthy_label(value: Any) -> str | None:
+    """A label value as pi resolves it: truthy → its display string, falsy → ``None`` (clear)."""
+    if (
+        value is None
+        or value is False
+        or value == ""
+        or (type(value) in (int, float) and not value)
+    ):
+        return None
+    if isinstance(value, str):
+        return value
+    if value is True:
+        return "true"
+    if type(value) is float and value.is_integer():
+        return str(int(value))
+    if type(value) in (int, float):
+        return str(value)
+    import orjson  # (a label that is an object or array: rare)
+
+    return orjson.dumps(value).decode()

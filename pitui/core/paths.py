@@ -6,6 +6,7 @@ to list them; pitui only looks.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from pathlib import Path
@@ -75,6 +76,14 @@ def real_path(path: str) -> str:
         return os.path.realpath(os.path.abspath(path))
     except (OSError, ValueError):
         return path
+
+
+_cached_real_path = functools.lru_cache(maxsize=65536)(real_path)
+
+
+def default_normalize_path(path: str) -> str:
+    """Normalized absolute real path (cached): how pitui links a fork to its parent session."""
+    return _cached_real_path(path)
 
 
 def normalize_session_path(path: str) -> str:

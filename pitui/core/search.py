@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Generic, Literal, NamedTuple, Protocol, TypeVar
 
 from pitui.core.jstext import JS_WHITESPACE, JS_WHITESPACE_RUN, js_trim
-from pitui.core.paths import real_path
+from pitui.core.paths import default_normalize_path
 
 __all__ = [
     "JS_WHITESPACE",
@@ -1306,14 +1306,6 @@ def display_title(name: str | None, first_message: str) -> str:
 
 
 # Resolving symlinks costs system calls; the picker rebuilds the forest on many key presses.
-_cached_default_normalize: Final = functools.lru_cache(maxsize=65536)(real_path)
-
-
-def default_normalize_path(path: str) -> str:
-    """Normalized absolute real path (cached): how pitui links a fork to its parent session."""
-    return _cached_default_normalize(path)
-
-
 def filter_and_sort(
     items: Sequence[S],
     query: str,

@@ -28,7 +28,7 @@ import orjson
 from pitui.core import migrate
 from pitui.core.isotime import parse_iso_ms
 from pitui.core.jsonl import Buffer, LineReader, open_buffer, parse_json_line, read_line_at
-from pitui.core.jstext import JS_WHITESPACE, js_trim
+from pitui.core.jstext import JS_WHITESPACE, js_trim, js_truthy_label
 from pitui.core.problems import Problem, ProblemKind
 
 # The one-pass loader (False: the plain reference loader, which tests compare it with).
@@ -207,26 +207,6 @@ def _usage(value: Any) -> Any:
         get("totalTokens"),
         cost.get("total") if type(cost) is dict else None,
     )
-
-
-def js_truthy_label(value: Any) -> str | None:
-    """A label value as pi resolves it: truthy → its display string, falsy → ``None`` (clear)."""
-    if (
-        value is None
-        or value is False
-        or value == ""
-        or (type(value) in (int, float) and not value)
-    ):
-        return None
-    if isinstance(value, str):
-        return value
-    if value is True:
-        return "true"
-    if type(value) is float and value.is_integer():
-        return str(int(value))
-    if type(value) in (int, float):
-        return str(value)
-    return orjson.dumps(value).decode()
 
 
 def _tool_call_ids(content: Any) -> tuple[str, ...]:

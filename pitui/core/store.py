@@ -313,9 +313,7 @@ class _PathKeys(dict[str, str]):
         self.resolved: dict[str, str] = {}
 
     def resolve(self, path: str) -> str:
-        from pitui.core.search import default_normalize_path
-
-        real = self.resolved[path] = default_normalize_path(path)
+        real = self.resolved[path] = paths.default_normalize_path(path)
         return real
 
     __missing__ = resolve
@@ -546,9 +544,7 @@ def _unchanged(made_of: bytes, found: bytes) -> bool:
 def _resolve_as_before(resolved: dict[str, str]) -> bool:
     """Whether each path an order resolved (to its real path) still resolves the same way."""
     if resolved:
-        from pitui.core.search import default_normalize_path
-
-        return all(default_normalize_path(path) == real for path, real in resolved.items())
+        return all(paths.default_normalize_path(p) == real for p, real in resolved.items())
     return True
 
 

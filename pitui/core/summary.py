@@ -32,7 +32,7 @@ from typing import Any
 import orjson
 
 from pitui.core.jsonl import BOM, parse_json_line
-from pitui.core.jstext import js_trim
+from pitui.core.jstext import js_trim, js_truthy_label
 from pitui.core.migrate import header_version
 from pitui.core.record import Record
 
@@ -646,9 +646,6 @@ class SummaryState:
         elif etype == "label":
             target = obj.get("targetId")
             if isinstance(target, str):
-                # (imported here: a listing that meets no label never loads the session module)
-                from pitui.core.session import js_truthy_label
-
                 label = js_truthy_label(obj.get("label"))
                 if label is None:
                     self.labels.pop(target, None)  # set again later, it moves last (pi's map)

@@ -562,9 +562,9 @@ def test_a_parent_link_that_resolves_elsewhere_is_noticed(tmp_path: Path) -> Non
     )
 
     def both() -> tuple[bytes, bytes]:
-        from pitui.core import search
+        from pitui.core import paths
 
-        search._cached_default_normalize.cache_clear()  # (as a new process: resolved afresh)
+        paths._cached_real_path.cache_clear()  # (as a new process: resolved afresh)
         with Store(agent=tmp_path / "agent", cwd="/", index_path=tmp_path / "i.sqlite3") as store:
             got = whole(store)
         with Store(agent=tmp_path / "agent", cwd="/", use_index=False) as plain:
