@@ -319,10 +319,10 @@ class SessionInfo:
         Only meaningful once :attr:`all_messages_text` is loaded (see ``Store.load_texts``);
         before that the message text part is empty.
         """
-        from pitui.core.search import searchable_text  # (loaded by then: a search asks)
-
         cached = self._search
         if cached is None or self.all_messages_text is None:
+            from pitui.core.search import searchable_text  # (loaded by then: a search asks)
+
             cached = searchable_text(self.id, self.name, self.all_messages_text or "", self.cwd)
             if self.all_messages_text is not None:
                 self._search = cached
