@@ -35,7 +35,7 @@ from datetime import UTC, datetime, tzinfo
 from typing import TYPE_CHECKING, Any, Literal
 
 from pitui.core.isotime import parse_iso_ms
-from pitui.core.pools import close_pool, pool_context
+from pitui.core.pools import close_pool, one_process_per_file, pool_context
 from pitui.core.session import Session, SessionError
 
 if TYPE_CHECKING:
@@ -358,7 +358,9 @@ def iter_scans(
     from concurrent.futures import Future, ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=pool_context())
+    pool = ProcessPoolExecutor(
+        max_workers=workers, mp_context=pool_context(), initializer=one_process_per_file
+    )
     pending: dict[Future[list[FileScan]], list[str]] = {}
     try:
         for group in groups:
