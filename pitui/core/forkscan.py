@@ -1,72 +1,43 @@
-"""Read a big session in two processes: the last part of its lines in a forked child.
+"""Read a big session in two processes: the last part of its lines in a forked helper.
 
 Reading a session is Python work on every line (orjson's parse, then the fields the tree needs),
 bound to one core. On a machine with two or more, a big session (``SPLIT_MIN_BYTES`` in
 :mod:`pitui.core.session`) is read in two parts at once: the parent reads the first part and
-links it; a child forked for the purpose reads the rest with the same
+links it; a :class:`~pitui.core.forked.Helper` reads the rest with the same
 :func:`~pitui.core.session._scan` (without linking: its parents are in the first part) and sends
-back what it kept, as marshal data through a pipe. The parent then rebuilds those entries and
-links them on by the same rules. A 200 MB session opens in about two thirds of the time (issue 2).
-The result is the same as one read, field for field (tests compare them).
-
-The child is kept out of harm's way:
-
-- it runs only code that takes no lock another thread of the parent may hold (the scan over the
-  already mapped file, marshal, ``os.write``), with every signal blocked, and leaves with
-  ``os._exit``: no atexit handler, no buffer of the parent written a second time, nothing of a
-  terminal the parent drives touched;
-- on Python 3.12 and later, where CPython warns against forking a process that runs threads, it
-  is used only while the process runs one thread;
-- if it fails, or has not answered well after the parent finished its own part, it is killed
-  and the parent reads the rest itself.
+back what it kept. The parent then rebuilds those entries and links them on by the same rules. A
+200 MB session opens in about two thirds of the time (issue 2). The result is the same as one
+read, field for field (tests compare them); if the helper fails, the parent reads its part.
 """
 
 from __future__ import annotations
 
-import contextlib
-import marshal
 import operator
-import os
-import select
-import signal
-import sys
-import threading
 import time
-from typing import Any, NoReturn
+from typing import Any
 
+from pitui.core import forked
 from pitui.core.jsonl import Buffer
 from pitui.core.problems import Problem, ProblemKind
 from pitui.core.session import NO_PARENT_KEY, EntryMeta, _Scan, _scan
 
-# The parent's share of the bytes: it also rebuilds and links the child's entries, so it takes a
+# The parent's share of the bytes: it also rebuilds and links the helper's entries, so it takes a
 # little more than half, and both finish at about the same time.
 PARENT_SHARE = 0.55
 
-# How long the parent waits for the child once its own part is read: this many times what that
-# part took, and at least MIN_WAIT_SECONDS (the child's part is the smaller one).
+# How long the parent waits for the helper once its own part is read: this many times what that
+# part took, and at least MIN_WAIT_SECONDS (the helper's part is the smaller one).
 WAIT_FACTOR = 3.0
 MIN_WAIT_SECONDS = 5.0
 
 _FIELDS = ("uid", "id", "parent_id", "type", "timestamp", "line", "offset", "length", "role",
            "usage", "info")  # fmt: skip
 _fields_of = operator.attrgetter(*_FIELDS)
-_HEAD = 8  # the byte count of the marshal data, before it
-
-
-def _cpu_count() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def can_split() -> bool:
-    """Whether a big session is read in two processes here (see SPLIT_MIN_BYTES in session)."""
-    return (
-        hasattr(os, "fork")
-        and (sys.version_info < (3, 12) or threading.active_count() == 1)
-        and _cpu_count() > 1
-    )
+    """Whether a big session is read in two processes here."""
+    return forked.available()
 
 
 def scan_in_two(buf: Buffer, pos: int, line_no: int, final: bool) -> _Scan:
@@ -75,51 +46,22 @@ def scan_in_two(buf: Buffer, pos: int, line_no: int, final: bool) -> _Scan:
     mid = buf.find(b"\n", pos + int((size - pos) * PARENT_SHARE)) + 1  # a line boundary
     if mid <= pos or mid >= size:
         return _scan(buf, pos, line_no, final)
-    read_end, write_end = os.pipe()
-    try:
-        child = os.fork()
-    except OSError:
-        os.close(read_end)
-        os.close(write_end)
-        return _scan(buf, pos, line_no, final)
-    if child == 0:
-        _child(buf, pos, line_no, mid, final, read_end, write_end)
-    os.close(write_end)
-    rest: _Scan | None = None
-    try:
+    with forked.Helper(_read_rest, buf, pos, line_no, mid, final) as helper:
         started = time.monotonic()
         part = _scan(buf, pos, line_no, final, stop=mid)
-        wait = max(MIN_WAIT_SECONDS, WAIT_FACTOR * (time.monotonic() - started))
-        rest = _receive(read_end, time.monotonic() + wait)
-    finally:
-        os.close(read_end)
-        _reap(child, kill=rest is None)
-    if rest is None:  # the child failed: the parent reads on from where it stopped
+        packed = helper.result(max(MIN_WAIT_SECONDS, WAIT_FACTOR * (time.monotonic() - started)))
+    rest = _unpack(packed) if packed is not None else None
+    if rest is None:  # the helper failed: the parent reads on from where it stopped
         rest = _scan(buf, mid, part.line_no, final, link=False)
     return _join(part, rest)
 
 
-# ------------------------------------------------------------------------------------ the child
+# ----------------------------------------------------------------------------------- the helper
 
 
-def _child(
-    buf: Buffer, pos: int, line_no: int, mid: int, final: bool, read_end: int, write_end: int
-) -> NoReturn:
-    code = 1
-    try:
-        signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
-        os.close(read_end)  # (else a parent gone would leave it writing to a full pipe forever)
-        rest = _scan(buf, mid, line_no + _newlines(buf, pos, mid), final, link=False)
-        packed = _pack(rest)
-        del rest  # the rows own their values alone: marshal then tracks fewer shared objects
-        data = marshal.dumps(packed, 4)
-        _write_all(write_end, len(data).to_bytes(_HEAD, "little"))
-        _write_all(write_end, data)
-        code = 0
-    except BaseException:  # (whatever it was, the parent reads the part itself)
-        pass
-    finally:
-        os._exit(code)
+def _read_rest(buf: Buffer, pos: int, line_no: int, mid: int, final: bool) -> tuple[Any, ...]:
+    rest = _scan(buf, mid, line_no + _newlines(buf, pos, mid), final, link=False)
+    return _pack(rest)  # (rest is dropped on return: marshal then tracks fewer shared values)
 
 
 def _newlines(buf: Buffer, start: int, end: int) -> int:
@@ -131,12 +73,6 @@ def _newlines(buf: Buffer, start: int, end: int) -> int:
         count += 1
         at = find(b"\n", at, end) + 1
     return count
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
 
 
 def _pack(part: _Scan) -> tuple[Any, ...]:
@@ -168,29 +104,14 @@ def _problem_fields(problem: Problem) -> tuple[str, int, int, str]:
 # ----------------------------------------------------------------------------------- the parent
 
 
-def _receive(fd: int, deadline: float) -> _Scan | None:
-    """The child's part, or None if it failed or is late."""
-    poller = select.poll()
-    poller.register(fd, select.POLLIN)
-    chunks: list[bytes] = []
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0 or not poller.poll(left * 1000):
-            return None
-        chunk = os.read(fd, 1 << 20)
-        if not chunk:
-            break
-        chunks.append(chunk)
-    data = b"".join(chunks)
-    if len(data) < _HEAD or int.from_bytes(data[:_HEAD], "little") != len(data) - _HEAD:
-        return None  # (it died while writing)
+def _unpack(packed: Any) -> _Scan | None:
     try:
-        return _unpack(marshal.loads(memoryview(data)[_HEAD:]))
-    except (ValueError, EOFError, TypeError):
+        return _unpacked(packed)
+    except (ValueError, TypeError, IndexError, AttributeError):  # (not what _pack makes)
         return None
 
 
-def _unpack(packed: Any) -> _Scan:
+def _unpacked(packed: Any) -> _Scan:
     rows, absent, specials, tool_calls, problems, dup_problems, end, line_no, pending = packed
     part = _Scan()
     part.entries = entries = _rebuild(rows)
@@ -231,14 +152,6 @@ def _rebuild(rows: list[tuple[Any, ...]]) -> list[EntryMeta]:
         meta.info = info
         append(meta)
     return entries
-
-
-def _reap(child: int, *, kill: bool) -> None:
-    if kill:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(child, signal.SIGKILL)
-    with contextlib.suppress(ChildProcessError):  # reaped by someone else's waitpid(-1)
-        os.waitpid(child, 0)
 
 
 def _join(part: _Scan, rest: _Scan) -> _Scan:

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pitui.core import forkscan
+from pitui.core import forked, forkscan
 from pitui.core import session as session_module
 from pitui.core.session import Session, SessionError
 from tests.conftest import FIXTURES
@@ -44,7 +44,7 @@ def split_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
 
     monkeypatch.setattr(session_module, "SPLIT_MIN_BYTES", 0)
     monkeypatch.setattr(forkscan, "can_split", lambda: True)
-    monkeypatch.setattr(forkscan.os, "fork", fork)
+    monkeypatch.setattr(forked.os, "fork", fork)
     yield calls
     assert all(reaped(pid) for pid in calls)
 
@@ -167,7 +167,7 @@ def test_damaged_files_read_in_two_are_the_same(
 
         patch.setattr(session_module, "SPLIT_MIN_BYTES", 0)
         patch.setattr(forkscan, "can_split", lambda: True)
-        patch.setattr(forkscan.os, "fork", fork)
+        patch.setattr(forked.os, "fork", fork)
         content, _ = damaged_file(data)
         assert_same_in_two(content, share, final=final)
     assert all(reaped(pid) for pid in calls)
@@ -187,15 +187,15 @@ def test_a_child_that_fails_leaves_the_parent_to_read_on(
 def test_a_child_killed_while_writing_leaves_the_parent_to_read_on(
     monkeypatch: pytest.MonkeyPatch, split_calls: list[int]
 ) -> None:
-    real_write_all = forkscan._write_all
+    real_write_all = forked._write_all
 
     def dies_half_way(fd: int, data: bytes) -> None:
-        if len(data) > forkscan._HEAD:
+        if len(data) > forked._HEAD:
             real_write_all(fd, data[: len(data) // 2])
             os.kill(os.getpid(), signal.SIGKILL)
         real_write_all(fd, data)
 
-    monkeypatch.setattr(forkscan, "_write_all", dies_half_way)
+    monkeypatch.setattr(forked, "_write_all", dies_half_way)
     assert_same_in_two(tricky_file(), 0.5)
     assert split_calls
 
