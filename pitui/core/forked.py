@@ -2,7 +2,7 @@
 
 Reading a big session and looking at every file of a big store are Python work bound to one core;
 on a machine with two or more, pitui forks a helper for part of it (see :mod:`pitui.core.forkscan`
-and :meth:`pitui.core.store.Store.scan_dirs`). A fork costs a few milliseconds, needs no import
+and ``Store._scan`` in :mod:`pitui.core.store`). A fork costs a few milliseconds, needs no import
 in the child and no pickling of the work: the child runs a function on what the parent already
 holds and sends back its result as marshal data through a pipe.
 

@@ -42,7 +42,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar, cast
 
-from pitui.core import paths
+from pitui.core import forked, paths
 from pitui.core.index import (
     FtsResult,
     FtsTask,
@@ -189,6 +189,9 @@ def _expand(path: str) -> str:
 
 
 _Key = tuple[int, int, int, int]  # (size, mtime_ns, inode, device)
+# From this many folders on, a scan is shared with a forked helper where it can be (see
+# Store._scan): a fork costs a few milliseconds, a folder holds a few to hundreds of files.
+SPLIT_MIN_DIRS = 32
 _SCANDIR_FD = os.scandir in os.supports_fd and hasattr(os, "O_DIRECTORY")
 # A scanned name: (path, directory, key or None, is a link); plain tuples.
 _Scanned = tuple[str, str, "_Key | None", bool]
@@ -232,6 +235,15 @@ def _scan_dir(directory: str, keys: dict[str, _Key | None], links: list[str]) ->
     finally:
         if fd is not None:
             os.close(fd)
+
+
+def _scan_dirs(dirs: list[str]) -> tuple[dict[str, dict[str, _Key | None]], list[str]]:
+    """:func:`_scan_dir` of each of ``dirs``: their names and keys, and the names of links."""
+    scanned: dict[str, dict[str, _Key | None]] = {}
+    links: list[str] = []
+    for directory in dirs:
+        _scan_dir(directory, scanned.setdefault(directory, {}), links)
+    return scanned, links
 
 
 def _subdirs(root: str, plain: list[str] | None = None) -> list[str]:
@@ -818,11 +830,25 @@ class Store:
     def _scan(
         self, dirs: list[str], links: list[str] | None = None
     ) -> dict[str, dict[str, _Key | None]]:
-        """The ``.jsonl`` names of each of ``dirs`` and their keys (see :func:`_scan_dir`)."""
-        scanned: dict[str, dict[str, _Key | None]] = {}
+        """The ``.jsonl`` names of each of ``dirs`` and their keys (see :func:`_scan_dir`).
+
+        Many folders are looked at by two processes where there are two cores: a
+        :class:`~pitui.core.forked.Helper` takes the second half (a look at every file is a
+        system call and some Python each: 10,000 files take a tenth of a second here)."""
         found_links: list[str] = [] if links is None else links
-        for directory in dirs:
-            _scan_dir(directory, scanned.setdefault(directory, {}), found_links)
+        if len(dirs) < SPLIT_MIN_DIRS or not forked.available():
+            scanned, found = _scan_dirs(dirs)
+        else:
+            half = len(dirs) // 2
+            with forked.Helper(_scan_dirs, dirs[half:]) as helper:
+                started = time.monotonic()
+                scanned, found = _scan_dirs(dirs[:half])
+                theirs = helper.result(max(5.0, 3 * (time.monotonic() - started)))
+            if not (type(theirs) is tuple and len(theirs) == 2 and type(theirs[0]) is dict):
+                theirs = _scan_dirs(dirs[half:])  # (the helper failed: this process looks)
+            scanned.update(theirs[0])
+            found += theirs[1]
+        found_links += found
         self._links.update(found_links)
         self._scan_links = found_links
         self._scanned = scanned

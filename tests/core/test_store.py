@@ -211,6 +211,55 @@ def test_process_pool_gives_the_same_listing(
     assert pooled == plain
 
 
+def test_a_scan_shared_with_a_forked_helper_is_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agent = tmp_path / "agent"
+    root = agent / "sessions"
+    for n in range(7):
+        for k in range(n % 3 + 1):
+            write_session(root / f"--f{n}--" / f"s{k}.jsonl", user("u1", None, f"hi {n} {k}"))
+    (root / "--f1--" / "notes.txt").write_text("not a session")
+    (root / "--f2--" / "dir.jsonl").mkdir()  # a name that is no regular file
+    (root / "--f5--" / "link.jsonl").symlink_to(root / "--f0--" / "s0.jsonl")
+    (root / "--f6--" / "dangling.jsonl").symlink_to(root / "gone.jsonl")
+    (root / "--f7--").symlink_to(root / "--f3--", target_is_directory=True)
+    forks: list[int] = []
+    real_fork = os.fork
+
+    def fork() -> int:
+        pid = real_fork()
+        if pid:
+            forks.append(pid)
+        return pid
+
+    def scan_and_listing() -> tuple[Any, ...]:
+        with make_store(agent, tmp_path, False, cwd="/") as store:
+            dirs = store.scope_dirs("all")
+            scanned = store._scan(dirs)
+            return scanned, list(scanned), store._scan_links, store.listed_json("all")
+
+    alone = scan_and_listing()
+    monkeypatch.setattr(store_module, "SPLIT_MIN_DIRS", 2)
+    monkeypatch.setattr(store_module.forked, "available", lambda: True)
+    monkeypatch.setattr(store_module.forked.os, "fork", fork)
+    assert scan_and_listing() == alone
+    assert forks
+    monkeypatch.setattr(store_module, "_scan_dir", _failing_in_a_child(os.getpid()))
+    assert scan_and_listing() == alone  # (the helper failed: the parent looked itself)
+
+
+def _failing_in_a_child(parent: int) -> Any:
+    real = store_module._scan_dir
+
+    def scan_dir(*args: Any) -> None:
+        if os.getpid() != parent:
+            raise OSError("the helper fails")
+        real(*args)
+
+    return scan_dir
+
+
 # ------------------------------------------------------------------------------ custom directories
 
 
