@@ -12,16 +12,9 @@ from typing import Any
 import pytest
 
 from pitui.core import forked
+from tests.core.forks import reaped
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
-
-
-def reaped(pid: int) -> bool:
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return False
 
 
 def squares(numbers: list[int]) -> dict[str, Any]:

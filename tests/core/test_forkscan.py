@@ -21,6 +21,7 @@ from pitui.core import forked, forkscan
 from pitui.core import session as session_module
 from pitui.core.session import Session, SessionError
 from tests.conftest import FIXTURES
+from tests.core.forks import count_forks, reaped
 from tests.core.sessiondata import assistant, chain, entry, jsonl, user
 from tests.core.test_damage_property import damaged_file
 from tests.core.test_fast_load import snapshot
@@ -33,28 +34,11 @@ SHARES = [0.0, 0.3, 0.55, 0.9]
 @pytest.fixture
 def split_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     """Every read from here is split; yields the list of the splits made (their child pids)."""
-    calls: list[int] = []
-    real_fork = os.fork
-
-    def fork() -> int:
-        pid = real_fork()
-        if pid:
-            calls.append(pid)
-        return pid
-
     monkeypatch.setattr(session_module, "SPLIT_MIN_BYTES", 0)
     monkeypatch.setattr(forkscan, "can_split", lambda: True)
-    monkeypatch.setattr(forked.os, "fork", fork)
+    calls = count_forks(monkeypatch)
     yield calls
     assert all(reaped(pid) for pid in calls)
-
-
-def reaped(pid: int) -> bool:
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return False
 
 
 def outcome(data: bytes, *, final: bool) -> Any:
@@ -156,18 +140,9 @@ def test_damaged_files_read_in_two_are_the_same(
 ) -> None:
     # (hypothesis runs many examples in one test: no function-scoped fixture)
     with pytest.MonkeyPatch.context() as patch:
-        calls: list[int] = []
-        real_fork = os.fork
-
-        def fork() -> int:
-            pid = real_fork()
-            if pid:
-                calls.append(pid)
-            return pid
-
         patch.setattr(session_module, "SPLIT_MIN_BYTES", 0)
         patch.setattr(forkscan, "can_split", lambda: True)
-        patch.setattr(forked.os, "fork", fork)
+        calls = count_forks(patch)
         content, _ = damaged_file(data)
         assert_same_in_two(content, share, final=final)
     assert all(reaped(pid) for pid in calls)

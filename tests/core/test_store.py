@@ -13,6 +13,7 @@ import pitui.core.store as store_module
 from pitui.core.pools import pool_context
 from pitui.core.store import SessionInfo, Store, age_text, sort_sessions
 from tests.conftest import CORPORA, FIXTURES, load_expected
+from tests.core.forks import count_forks, in_child_only, reaped
 from tests.core.sessiondata import HEADER, assistant, chain, entry, jsonl, ts, user
 
 BOTH = pytest.mark.parametrize("use_index", [False, True], ids=["no-index", "index"])
@@ -224,14 +225,6 @@ def test_a_scan_shared_with_a_forked_helper_is_the_same(
     (root / "--f5--" / "link.jsonl").symlink_to(root / "--f0--" / "s0.jsonl")
     (root / "--f6--" / "dangling.jsonl").symlink_to(root / "gone.jsonl")
     (root / "--f7--").symlink_to(root / "--f3--", target_is_directory=True)
-    forks: list[int] = []
-    real_fork = os.fork
-
-    def fork() -> int:
-        pid = real_fork()
-        if pid:
-            forks.append(pid)
-        return pid
 
     def scan_and_listing() -> tuple[Any, ...]:
         with make_store(agent, tmp_path, False, cwd="/") as store:
@@ -242,22 +235,23 @@ def test_a_scan_shared_with_a_forked_helper_is_the_same(
     alone = scan_and_listing()
     monkeypatch.setattr(store_module, "SPLIT_MIN_DIRS", 2)
     monkeypatch.setattr(store_module.forked, "available", lambda: True)
-    monkeypatch.setattr(store_module.forked.os, "fork", fork)
+    forks = count_forks(monkeypatch)
     assert scan_and_listing() == alone
     assert forks
-    monkeypatch.setattr(store_module, "_scan_dir", _failing_in_a_child(os.getpid()))
-    assert scan_and_listing() == alone  # (the helper failed: the parent looked itself)
-
-
-def _failing_in_a_child(parent: int) -> Any:
-    real = store_module._scan_dir
+    real_scan_dir = store_module._scan_dir
+    fail = in_child_only(os.getpid(), _helper_fails)
 
     def scan_dir(*args: Any) -> None:
-        if os.getpid() != parent:
-            raise OSError("the helper fails")
-        real(*args)
+        fail()
+        real_scan_dir(*args)
 
-    return scan_dir
+    monkeypatch.setattr(store_module, "_scan_dir", scan_dir)
+    assert scan_and_listing() == alone  # (the helper failed: the parent looked itself)
+    assert all(map(reaped, forks))
+
+
+def _helper_fails() -> None:
+    raise OSError("the helper fails")
 
 
 # ------------------------------------------------------------------------------ custom directories
