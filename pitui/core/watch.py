@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import os
+import threading
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -175,27 +176,47 @@ class SessionWatcher:
             if stop_event is not None and stop_event.is_set():
                 return
             await asyncio.sleep(1.0)
+        halt = threading.Event()  # set when this generator ends, however it ends
+        stop = _EitherSet(halt, stop_event)
         force_polling: bool | None = None
-        while True:
-            try:
-                async for changes in watchfiles.awatch(
+        try:
+            while True:
+                changes_of = watchfiles.watch(
                     self.root,
                     debounce=self.debounce_ms,
                     step=min(50, self.debounce_ms),
                     recursive=True,
-                    stop_event=stop_event,
+                    stop_event=stop,
                     force_polling=force_polling,
                     ignore_permission_denied=True,
                     watch_filter=lambda _change, path: path.endswith(".jsonl"),
-                ):
-                    paths = [path for _change, path in changes]
-                    batch = await asyncio.to_thread(self.process, paths)
-                    if batch:
-                        yield batch
-                return
-            except (OSError, RuntimeError) as exc:
-                if force_polling:
-                    yield [WatchNotice(f"Watching stopped: {exc}")]
+                )
+                try:
+                    # Made and waited on in a thread (watchfiles' awatch makes its watcher on
+                    # the event loop: a walk of every folder, 75 ms for 500 of them). The
+                    # thread leaves within a step of ``stop`` being set.
+                    while (changes := await asyncio.to_thread(next, changes_of, None)) is not None:
+                        paths = [path for _change, path in changes]
+                        batch = await asyncio.to_thread(self.process, paths)
+                        if batch:
+                            yield batch
                     return
-                force_polling = True
-                yield [WatchNotice(f"File watching failed ({exc}); polling instead")]
+                except (OSError, RuntimeError) as exc:
+                    if force_polling:
+                        yield [WatchNotice(f"Watching stopped: {exc}")]
+                        return
+                    force_polling = True
+                    yield [WatchNotice(f"File watching failed ({exc}); polling instead")]
+        finally:
+            halt.set()
+
+
+class _EitherSet:
+    """Set when either event is (what watchfiles asks of a stop event: ``is_set()``)."""
+
+    def __init__(self, first: threading.Event, second: asyncio.Event | None) -> None:
+        self.first = first
+        self.second = second
+
+    def is_set(self) -> bool:
+        return self.first.is_set() or (self.second is not None and self.second.is_set())

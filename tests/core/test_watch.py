@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import orjson
+import pytest
 
 from pitui.core.watch import (
     SessionCreated,
@@ -93,3 +99,63 @@ def test_live_events_arrive(tmp_path: Path) -> None:
     seen = asyncio.run(run())
     grew = [e for e in seen if isinstance(e, SessionGrew)]
     assert grew and [obj["id"] for _, _, obj in grew[0].entries] == ["a1"]
+
+
+def test_the_watcher_is_made_and_waited_on_off_the_event_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # watchfiles walks every folder when it makes its watcher (75 ms for 500 folders): in a thread
+    import watchfiles
+
+    real_watch = watchfiles.watch
+    threads: list[int] = []
+
+    def watch(*args: Any, **kwargs: Any) -> Iterator[Any]:
+        threads.append(threading.get_ident())  # (a generator: runs at the first next())
+        yield from real_watch(*args, **kwargs)
+
+    monkeypatch.setattr(watchfiles, "watch", watch)
+    watcher, path = _session(tmp_path)
+
+    async def run() -> int:
+        stop = asyncio.Event()
+
+        async def consume() -> None:
+            async for _batch in watcher.events(stop):
+                stop.set()
+
+        task = asyncio.create_task(consume())
+        await asyncio.sleep(0.3)
+        with open(path, "ab") as handle:
+            handle.write(orjson.dumps(assistant("a1", "u1")) + b"\n")
+        await asyncio.wait_for(task, timeout=10)
+        return threading.get_ident()
+
+    loop_thread = asyncio.run(run())
+    assert threads and loop_thread not in threads
+
+
+def test_a_cancelled_watch_lets_its_thread_go(tmp_path: Path) -> None:
+    watcher, _path = _session(tmp_path)
+    before = threading.active_count()
+
+    async def run() -> None:
+        async def consume() -> None:
+            async for _batch in watcher.events():  # no stop event: only cancelled
+                pass
+
+        task = asyncio.create_task(consume())
+        await asyncio.sleep(0.3)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    # asyncio.run joins its default executor: it would wait forever on a thread still watching
+    loop = threading.Thread(target=asyncio.run, args=(run(),), daemon=True)
+    loop.start()
+    loop.join(10)
+    assert not loop.is_alive()
+    deadline = time.monotonic() + 5
+    while threading.active_count() > before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert threading.active_count() <= before
