@@ -426,3 +426,17 @@ def test_restore_refuses_when_something_else_lives_there(agent: Path, run: Run) 
     assert code == 1 and "no trashed copy" in err
     assert run("restore")[0] == 2
     assert run("restore", str(path), "--last")[0] == 2
+
+
+def test_rm_reads_a_session_outside_the_store_as_a_listing_would(tmp_path: Path) -> None:
+    from pitui.commands.rm import _info_for
+    from tests.core.sessiondata import jsonl, user
+
+    path = tmp_path / "elsewhere.jsonl"
+    # the last line has no newline yet but parses: a listing counts its text (pi does too)
+    path.write_bytes(jsonl(user("u1", None, "first")) + orjson.dumps(user("u2", "u1", "cut")))
+    old = time.time() - 60
+    os.utime(path, (old, old))
+    info = _info_for(str(path))
+    assert info is not None and info.all_messages_text is not None
+    assert "first" in info.all_messages_text and "cut" in info.all_messages_text

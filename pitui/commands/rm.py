@@ -135,7 +135,7 @@ def _info_for(path: str) -> SessionInfo | None:
     if summary.row is None:
         return None
     info = SessionInfo.from_row(path, summary.key[0], summary.row)
-    info.all_messages_text = summary.text
+    info.all_messages_text = summary.search_text  # (with a parseable cut last line, as listed)
     return info
 
 
