@@ -844,7 +844,7 @@ class Store:
                 started = time.monotonic()
                 scanned, found = _scan_dirs(dirs[:half])
                 theirs = helper.result(max(5.0, 3 * (time.monotonic() - started)))
-            if not (type(theirs) is tuple and len(theirs) == 2 and type(theirs[0]) is dict):
+            if type(theirs) is not tuple or [type(part) for part in theirs] != [dict, list]:
                 theirs = _scan_dirs(dirs[half:])  # (the helper failed: this process looks)
             scanned.update(theirs[0])
             found += theirs[1]
