@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -350,3 +352,60 @@ def test_export_name_is_a_safe_file_name() -> None:
     session = Session.from_bytes(jsonl(user("u1", None), header=header))
     name = export_name(session, "md", "a/b")
     assert "/" not in name and "\x1b" not in name and name.endswith("-a_b.md")
+
+
+# ------------------------------------------------------------- -o never costs a file (issue 24.1)
+
+
+def test_export_refuses_an_existing_file_without_force(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    path = fixture_by_scenario("pi-written", "minimal")
+    target = tmp_path / "notes.md"
+    target.write_bytes(b"mine\n")
+    assert main(["export", str(path), "-f", "md", "-o", str(target)]) == 1
+    assert b"--force" in capsysbinary.readouterr().err
+    assert target.read_bytes() == b"mine\n"
+    assert main(["export", str(path), "-f", "md", "-o", str(target), "--force"]) == 0
+    assert target.read_text(encoding="utf-8").startswith("# ")
+
+
+def test_export_never_replaces_the_session_or_another_session(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    source = tmp_path / "a.jsonl"
+    source.write_bytes(fixture_by_scenario("pi-written", "minimal").read_bytes())
+    other = tmp_path / "other.jsonl"
+    other.write_bytes(fixture_by_scenario("pi-written", "branches").read_bytes())
+    before = {p: p.read_bytes() for p in (source, other)}
+    for fmt, target in (("md", source), ("jsonl", source), ("jsonl", other), ("md", other)):
+        for force in ([], ["--force"]):
+            code = main(["export", str(source), "-f", fmt, "-o", str(target), *force])
+            assert code == 1
+            assert b"session" in capsysbinary.readouterr().err
+    assert {p: p.read_bytes() for p in (source, other)} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl", "other.jsonl"]
+
+
+def test_export_never_replaces_what_is_not_a_regular_file(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    path = fixture_by_scenario("pi-written", "minimal")
+    fifo = tmp_path / "pipe.md"
+    os.mkfifo(fifo)
+    mine = tmp_path / "mine.md"
+    mine.write_bytes(b"mine\n")
+    link = tmp_path / "link.md"
+    link.symlink_to(mine)
+    for target in (fifo, link):
+        assert main(["export", str(path), "-f", "md", "-o", str(target), "--force"]) == 1
+        assert b"not a regular file" in capsysbinary.readouterr().err
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and link.is_symlink()
+    assert mine.read_bytes() == b"mine\n"
+
+
+def test_export_dash_is_stdout(capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    path = fixture_by_scenario("pi-written", "minimal")
+    assert main(["export", str(path), "-f", "md", "-o", "-"]) == 0
+    assert capsysbinary.readouterr().out.startswith(b"# ")
+    assert not Path("-").exists()

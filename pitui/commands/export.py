@@ -3,8 +3,9 @@
 Markdown and HTML show the context the model sees at the leaf (default: the file's leaf); JSONL
 is a pi session holding just the branch. Without ``-o`` the export goes to stdout. Markdown and
 HTML hold no control character by construction; JSONL written to a terminal has the characters
-terminals act on written as ``\\u`` escapes (the same JSON). An existing file is replaced
-atomically.
+terminals act on written as ``\\u`` escapes (the same JSON). ``-o -`` is stdout too. An existing
+file is refused unless ``--force`` (then replaced atomically); what is not a regular file, the
+session itself and any other pi session are never replaced.
 """
 
 from __future__ import annotations
@@ -35,7 +36,11 @@ def add_parser(subparsers: Any) -> None:
         "-o",
         "--output",
         metavar="FILE",
-        help="write here instead of stdout (a folder: <session id>[-<leaf>].<format> in it)",
+        help="write here instead of stdout (a folder: <session id>[-<leaf>].<format> in it; "
+        "- for stdout); an existing file only with --force, never a session",
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="replace an existing file (never a session)"
     )
     parser.add_argument(
         "--width", type=int, default=100, metavar="N", help="columns messages are drawn at"
@@ -62,14 +67,20 @@ def run(args: argparse.Namespace) -> int:
         path = find_session(args.session)
         with Session.open(path) as session:
             leaf = find_entry(session, args.leaf).uid if args.leaf else "default"
-            if args.output is None:
+            if args.output in (None, "-"):
                 data = export_session(
                     session, args.format, leaf, width=args.width, dark=not args.light
                 )
                 _to_stdout(data, args.format)
                 return 0
             target = write_export(
-                session, args.format, args.output, leaf, width=args.width, dark=not args.light
+                session,
+                args.format,
+                args.output,
+                leaf,
+                width=args.width,
+                dark=not args.light,
+                force=args.force,
             )
     except (LookupError, WriteError) as exc:
         raise CommandError(str(exc)) from exc

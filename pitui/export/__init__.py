@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from typing import Literal
 
+import orjson
+
 from pitui.core.context import Leaf
-from pitui.core.edit import atomic_write, branch_file_entries, new_header
+from pitui.core.edit import WriteError, atomic_write, branch_file_entries, new_header
 from pitui.core.models import dump_entry, dump_header
+from pitui.core.paths import sessions_root
 from pitui.core.session import Session
 from pitui.export.document import ExportDocument, build_document
 from pitui.export.html import to_html
@@ -91,12 +95,64 @@ def write_export(
     registry: RendererRegistry | None = None,
     width: int = 100,
     dark: bool = True,
+    force: bool = False,
 ) -> str:
     """Write an export to ``target`` (a file, or a folder to put :func:`export_name` in),
-    atomically; returns the file's path. Raises ``pitui.core.edit.WriteError``."""
+    atomically; returns the file's path. Raises ``pitui.core.edit.WriteError``.
+
+    An existing file is replaced only with ``force``, and never when it is not a regular file
+    (a device, a FIFO, a link), when it is the session being exported, or when it is a pi
+    session (its first line a session header): an export must never cost a session.
+    """
     path = os.path.abspath(target)
     if os.path.isdir(path):
         path = os.path.join(path, export_name(session, fmt, leaf))
+    exists = _check_export_target(session, path, force)
     data = export_session(session, fmt, leaf, registry=registry, width=width, dark=dark)
-    atomic_write(path, [data])
+    atomic_write(path, [data], exclusive=not exists)
     return path
+
+
+def _check_export_target(session: Session, path: str, force: bool) -> bool:
+    """Whether ``path`` exists and may be replaced; raises ``WriteError`` where it may not."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise WriteError(f"{path}: {exc.strerror or exc}; nothing was written") from exc
+    if not stat.S_ISREG(info.st_mode):
+        raise WriteError(f"{path} exists and is not a regular file; nothing was written")
+    if session.path != "<memory>" and _same_file(path, session.path):
+        raise WriteError(f"{path} is the session being exported; nothing was written")
+    if _is_session_file(path) or (path.endswith(".jsonl") and _in_sessions_dir(path)):
+        raise WriteError(f"{path} is a pi session; an export never replaces one")
+    if not force:
+        raise WriteError(f"{path} already exists (--force replaces it); nothing was written")
+    return True
+
+
+def _in_sessions_dir(path: str) -> bool:
+    root = os.path.realpath(sessions_root())
+    return os.path.realpath(path).startswith(root + os.sep)
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _is_session_file(path: str) -> bool:
+    """Whether the file's first line is a pi session header (``{"type":"session",…}``)."""
+    try:
+        with open(path, "rb") as handle:
+            first = handle.readline(1 << 20)
+    except OSError:
+        return False
+    try:
+        header = orjson.loads(first.removeprefix(b"\xef\xbb\xbf"))
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(header, dict) and header.get("type") == "session"
