@@ -18,6 +18,7 @@ Session text is untrusted and stays text:
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -37,6 +38,8 @@ _OPEN_RE = re.compile(r"(`{3,}|~{3,})(.*)")
 _CLOSE_RE = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*")
 _TAG_START_RE = re.compile(r"[A-Za-z/!?]")
 _BACKTICKS_RE = re.compile(r"`+")
+# What the escaping of a line looks at: a backslash escape, a backtick run, a tag opener.
+_TOKEN_RE = re.compile(r"\\.|`+|<(?=[A-Za-z/!?])", re.DOTALL)
 _INLINE_SPECIAL_RE = re.compile(r"([\\`*_\[\]<>#|!~&])")
 
 
@@ -46,33 +49,31 @@ def clean(text: str) -> str:
 
 
 def _escape_line(line: str) -> str:
-    """``<`` that could start raw HTML becomes ``&lt;``, except inside code spans."""
+    """``<`` that could start raw HTML becomes ``&lt;``, except inside code spans.
+
+    Linear in the line: code-span closers are found by bisecting the backtick runs of each size
+    (a search from each opener to the end of the line was quadratic on long lines)."""
+    if "<" not in line:
+        return line
+    runs: dict[int, list[int]] = {}  # run size -> starts of the runs of that size, in order
+    for run in _BACKTICKS_RE.finditer(line):
+        runs.setdefault(run.end() - run.start(), []).append(run.start())
     out: list[str] = []
-    i = 0
-    n = len(line)
-    while i < n:
-        ch = line[i]
-        if ch == "\\" and i + 1 < n:
-            out.append(line[i : i + 2])  # a backslash escape: never a code span or a tag
-            i += 2
-            continue
-        if ch == "`":
-            run = _BACKTICKS_RE.match(line, i)
-            assert run is not None
-            size = len(run.group())
-            close = next(
-                (m for m in _BACKTICKS_RE.finditer(line, run.end()) if len(m.group()) == size),
-                None,
-            )
-            end = close.end() if close is not None else run.end()
-            out.append(line[i:end])  # a code span is literal; an unmatched run is just text
-            i = end
-            continue
-        if ch == "<" and i + 1 < n and _TAG_START_RE.match(line, i + 1):
-            out.append("&lt;")
+    last = i = 0
+    while (token := _TOKEN_RE.search(line, i)) is not None:
+        first = line[token.start()]
+        if first == "\\":
+            i = token.end()  # a backslash escape: never a code span or a tag
+        elif first == "`":
+            starts = runs.get(token.end() - token.start(), [])
+            k = bisect.bisect_left(starts, token.end())
+            # a code span is literal up to its closer; an unmatched run is just text
+            i = starts[k] + token.end() - token.start() if k < len(starts) else token.end()
         else:
-            out.append(ch)
-        i += 1
+            out.append(line[last : token.start()])
+            out.append("&lt;")
+            last = i = token.end()
+    out.append(line[last:])
     return "".join(out)
 
 

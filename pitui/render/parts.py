@@ -298,10 +298,20 @@ class OutputBlock:
                 run_style = style
             if len(clean) <= width and (clean.isascii() or cell_len(clean) <= width):
                 run.append(clean)
-            elif clean.isascii():
-                run.extend(clean[start : start + width] for start in range(0, len(clean), width))
-            else:
-                run.extend(fold_cells(clean, width))
+                continue
+            rows = (
+                [clean[start : start + width] for start in range(0, len(clean), width)]
+                if clean.isascii()
+                else fold_cells(clean, width)
+            )
+            # One long line folds into many rows: they go out _RUN_ROWS at a time too (a single
+            # segment of 40,000 rows makes Rich's line splitting quadratic).
+            run.extend(rows)
+            if len(run) > _RUN_ROWS:
+                last = len(run) - len(run) % _RUN_ROWS
+                for start in range(0, last, _RUN_ROWS):
+                    yield Segment("\n".join(run[start : start + _RUN_ROWS]) + "\n", run_style)
+                run = run[last:]
         if run:
             yield Segment("\n".join(run) + "\n", run_style)
 
