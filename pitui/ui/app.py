@@ -7,11 +7,14 @@ path) — the terminal hand-off itself happens in :mod:`pitui.launch`, after Tex
 
 from __future__ import annotations
 
+import asyncio
 import os
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
+from typing import Any
 
 from rich.text import Text
 from textual.app import App
@@ -22,6 +25,7 @@ from pitui.core.paths import shorten_home
 from pitui.launch import ResumeRequest, resume_argv
 from pitui.ui.catalog import Catalog, PickerItem, Scope
 from pitui.ui.commands import COMMANDS, bindings_for, effective_keys
+from pitui.ui.hangup import HangupWatch
 from pitui.ui.modals.confirm import ConfirmModal
 from pitui.ui.palette import PituiCommands
 from pitui.ui.screens.help import HelpScreen
@@ -78,6 +82,7 @@ class PituiApp(App[AppResult]):
         self.catalog = catalog
         self.options = options
         self.keymap_overrides = dict(options.settings.keymap)
+        self._hangup_watch: HangupWatch | None = None
         for theme in THEMES:
             self.register_theme(theme)
         self.theme = (
@@ -87,6 +92,7 @@ class PituiApp(App[AppResult]):
             self.set_keymap(self.keymap_overrides)
 
     def on_mount(self) -> None:
+        self._watch_for_hangup()
         options = self.options
         settings = options.settings
         if options.open_path is not None:
@@ -106,6 +112,28 @@ class PituiApp(App[AppResult]):
                 on_open=lambda item, entry: self.open_session(item.path, entry),
             )
         )
+
+    def _watch_for_hangup(self) -> None:
+        """Leave when the terminal goes away, even with SIGHUP ignored (see ``ui.hangup``)."""
+        if self.is_headless:
+            return
+        fds = [
+            stream.fileno()
+            for stream in (sys.__stdin__, sys.__stdout__)
+            if stream is not None and stream.isatty()
+        ]
+        if not fds:
+            return
+        loop = asyncio.get_running_loop()
+        self._hangup_watch = HangupWatch(fds, lambda: loop.call_soon_threadsafe(self.exit))
+        self._hangup_watch.start()
+
+    def run(self, *args: Any, **kwargs: Any) -> AppResult | None:
+        try:
+            return super().run(*args, **kwargs)
+        finally:  # the app has let go of the terminal: nothing left for the watch to end
+            if self._hangup_watch is not None:
+                self._hangup_watch.stop()
 
     # ------------------------------------------------------------------------------ actions
     def action_show_help(self) -> None:

@@ -129,3 +129,36 @@ def test_no_session_escape_sequence_reaches_the_terminal(tmp_path: Path) -> None
     assert b"Doctor" in output and b"red text" in output  # the hostile text was shown
     for sequence in HOSTILE:
         assert sequence not in output, f"{sequence!r} reached the terminal"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
+def test_pitui_leaves_when_the_terminal_goes_away_with_sighup_ignored(tmp_path: Path) -> None:
+    # Issue 24.12: with SIGHUP ignored (nohup, `trap '' HUP`, su) a closed terminal left pitui
+    # running at full CPU, its input thread reading the dead terminal's end in a loop.
+    home = tmp_path / "home"
+    agent = home / ".pi" / "agent"
+    copy_fixture(fixture_by_scenario("pi-written", "minimal"), agent, "/home/ana/webapp")
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),
+        "PI_CODING_AGENT_DIR": str(agent),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
+    }
+    ignore_hup = "import os, signal, sys; signal.signal(signal.SIGHUP, signal.SIG_IGN); "
+    run_pitui = "sys.argv = ['pitui', '--all', '--no-watch']; import runpy; "
+    run = "runpy.run_module('pitui', run_name='__main__')"
+    argv = [sys.executable, "-c", ignore_hup + run_pitui + run]
+    term = Terminal(argv, env, tmp_path)
+    try:
+        term.wait_for(b"Resume Session")
+    finally:
+        os.close(term.master)  # the terminal goes away
+    try:
+        term.proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(term.proc.pid, signal.SIGKILL)
+        raise AssertionError("pitui was still running 10 s after its terminal went away") from None
