@@ -47,10 +47,12 @@ the renderer and plug-in. Everything a renderer's output sends to the terminal i
 :func:`~pitui.render.safe_text.sanitize_segments`: control segments are dropped and control,
 bidi and other unsafe characters are replaced, whatever the renderer built.
 
-Time: Python code cannot be pre-empted safely (no thread can be killed, and signals only reach
-the main thread), so a slow renderer is not cut off. Instead each call (and each drawing of its
-result) is timed; once one takes longer than the budget (0.5 s by default) the renderer is
-marked slow and, for the rest of the run, its entries show the fallback with a note saying so.
+Time: each call (and each drawing of its result) is timed; once one takes longer than the budget
+(0.5 s by default) the renderer is marked slow and, for the rest of the run, its entries show the
+fallback with a note saying so. A renderer that is not pitui's own runs in a thread of its own
+under a deadline (2 s by default, :mod:`pitui.render.isolation`): a call that never returns is
+abandoned, that entry shows the fallback, and every renderer of its plug-in is switched off for
+the run — an export finishes, the session view keeps drawing, and quitting never waits on it.
 """
 
 from __future__ import annotations
@@ -71,6 +73,7 @@ from rich.protocol import is_renderable, rich_cast
 from rich.style import Style
 from rich.text import Text
 
+from pitui.render.isolation import DEFAULT_DEADLINE, Abandoned, call_with_deadline
 from pitui.render.safe_text import (
     MARKER_STYLE,
     SYMBOL_STYLE,
@@ -113,6 +116,7 @@ ModelFactory = Callable[[Mapping[str, Any]], object]
 Renderer = Callable[["RenderEntry", "RenderContext"], RenderableType]
 CompactRenderer = Callable[["RenderEntry", "RenderContext"], "Text | str"]
 R = TypeVar("R", bound=Renderer)
+T = TypeVar("T")
 
 _NOT_VALIDATED = object()
 
@@ -227,6 +231,8 @@ class Registration:
     plugin: str | None
     order: int
     time_budget: float | None
+    #: Run under a deadline in a thread of its own (every renderer but pitui's own).
+    isolated: bool = False
 
     @property
     def pattern(self) -> tuple[str | None, str | None, str | None]:
@@ -263,7 +269,7 @@ class RenderFailure:
     renderer: str
     plugin: str | None
     entry_id: str | None
-    when: Literal["call", "draw", "result", "slow", "model"]
+    when: Literal["call", "draw", "result", "slow", "hung", "model"]
     error: str
 
 
@@ -437,7 +443,16 @@ class _Guarded:
             return
         start = registry.clock()
         try:
-            segments = list(console.render(self._cast(), options))
+            segments = registry._call(
+                self.registration, lambda: list(console.render(self._cast(), options))
+            )
+        except Abandoned as exc:
+            registry._switch_off(self.registration, self.entry, exc)
+            self._failed = fallback_view(
+                self.entry, self.ctx, note=registry._slow_note(self.registration)
+            )
+            yield from console.render(self._failed, options)
+            return
         except (Exception, SystemExit) as exc:
             registry._note_time(self.registration, self.entry, registry.clock() - start)
             self._failed = registry._failure_view(
@@ -451,7 +466,12 @@ class _Guarded:
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         try:
             inner = self._cast() if self._failed is None else self._failed
-            return Measurement.get(console, options, inner)
+            return self.registry._call(
+                self.registration, lambda: Measurement.get(console, options, inner)
+            )
+        except Abandoned as exc:
+            self.registry._switch_off(self.registration, self.entry, exc)
+            return Measurement(1, options.max_width)
         except (Exception, SystemExit):
             return Measurement(1, options.max_width)
 
@@ -462,6 +482,7 @@ class _State:
     cache: dict[Key, Registration | None] = field(default_factory=dict)
     compact_cache: dict[Key, Registration | None] = field(default_factory=dict)
     slow: dict[int, float] = field(default_factory=dict)
+    hung: set[int] = field(default_factory=set)
     order: int = 0
 
 
@@ -475,6 +496,9 @@ class RendererRegistry:
         discover: list the ``pitui.renderers`` entry points now (they load on first lookup).
         entry_points: use these entry points instead of discovering them.
         clock: the timer (tests pass a fake one).
+        deadline: seconds a renderer that is not pitui's own may run before it is abandoned
+            and its plug-in switched off for the run (None: never abandoned). See
+            :mod:`pitui.render.isolation`.
     """
 
     def __init__(
@@ -485,8 +509,10 @@ class RendererRegistry:
         discover: bool = True,
         entry_points: Iterable[importlib.metadata.EntryPoint] | None = None,
         clock: Callable[[], float] = time.perf_counter,
+        deadline: float | None = DEFAULT_DEADLINE,
     ) -> None:
         self.model_factory = model_factory
+        self.deadline = deadline
         self.time_budget = time_budget
         self.clock = clock
         self._lock = threading.RLock()
@@ -677,6 +703,7 @@ class RendererRegistry:
                 plugin=self._loading_plugin,
                 order=state.order,
                 time_budget=self.time_budget if time_budget == "default" else time_budget,
+                isolated=not _is_pitui_code(renderer) or not _is_pitui_code(compact),
             )
             state.order += 1
             state.by_pattern.setdefault(registration.pattern, []).append(registration)
@@ -752,7 +779,26 @@ class RendererRegistry:
             )
         )
 
+    def _call(self, reg: Registration, func: Callable[[], T]) -> T:
+        """``func()`` (a call into ``reg``'s code), under the deadline if ``reg`` is isolated."""
+        return call_with_deadline(func, self.deadline if reg.isolated else None)
+
+    def _switch_off(self, reg: Registration, entry: RenderEntry, exc: Abandoned) -> None:
+        """``reg`` hung: it, and every renderer of its plug-in, are off for the rest of the run."""
+        state = self._state
+        for other in self.registrations():
+            if other is reg or (reg.plugin is not None and other.plugin == reg.plugin):
+                state.slow[other.order] = exc.deadline
+                state.hung.add(other.order)
+        self._failures.append(RenderFailure(reg.name, reg.plugin, entry.id, "hung", str(exc)))
+
     def _slow_note(self, reg: Registration) -> Text:
+        if reg.order in self._state.hung:
+            return safe_line(
+                f"⚠ {reg.describe()} is switched off for this run: a call did not return "
+                f"within {self.deadline or 0:g} s",
+                style=ERROR_STYLE,
+            )
         elapsed = self._state.slow.get(reg.order, 0.0)
         budget = reg.time_budget or 0.0
         return safe_line(
@@ -809,7 +855,10 @@ class RendererRegistry:
             return self._failure_view(entry, ctx, None, model_error, "model")
         start = self.clock()
         try:
-            result = reg.renderer(entry, ctx)
+            result = self._call(reg, lambda: reg.renderer(entry, ctx))
+        except Abandoned as exc:
+            self._switch_off(reg, entry, exc)
+            return fallback_view(entry, ctx, note=self._slow_note(reg))
         except (Exception, SystemExit) as exc:
             self._note_time(reg, entry, self.clock() - start)
             return self._failure_view(entry, ctx, reg, exc, "call")
@@ -824,8 +873,12 @@ class RendererRegistry:
         if entry.model_error is not None:
             return _compact_error(entry, ctx)
         start = self.clock()
+        compact = reg.compact
         try:
-            result = reg.compact(entry, ctx)
+            result = self._call(reg, lambda: compact(entry, ctx))
+        except Abandoned as exc:
+            self._switch_off(reg, entry, exc)
+            return fallback_compact(entry, ctx)
         except (Exception, SystemExit) as exc:
             self._note_time(reg, entry, self.clock() - start)
             self._failures.append(
@@ -852,6 +905,14 @@ class RendererRegistry:
 def _compact_error(entry: RenderEntry, ctx: RenderContext) -> Text:
     line = Text("⚠ ", style=ERROR_STYLE, no_wrap=True, overflow="ellipsis", end="")
     return line.append_text(fallback_compact(entry, ctx))
+
+
+def _is_pitui_code(func: object) -> bool:
+    """Whether ``func`` is pitui's own code (None counts: there is nothing to run)."""
+    if func is None:
+        return True
+    module = getattr(func, "__module__", None) or ""
+    return module == "pitui" or module.startswith("pitui.")
 
 
 def _callable_name(func: object) -> str:
