@@ -409,3 +409,21 @@ def test_export_dash_is_stdout(capsysbinary: pytest.CaptureFixture[bytes]) -> No
     assert main(["export", str(path), "-f", "md", "-o", "-"]) == 0
     assert capsysbinary.readouterr().out.startswith(b"# ")
     assert not Path("-").exists()
+
+
+def test_a_role_that_is_not_a_string_is_shown_not_fatal(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    # Issue 24.8: a message role that is an object or a list made inspect and export -f md raise.
+    odd = [
+        entry("message", "a1", "u1", message={"role": {"x": 1}, "content": "object role"}),
+        entry("message", "a2", "a1", message={"role": ["user"], "content": "list role"}),
+    ]
+    path = tmp_path / "odd-roles.jsonl"
+    path.write_bytes(jsonl(user("u1", None), *odd))
+    for argv in (["inspect", str(path)], ["export", str(path), "-f", "md"]):
+        assert main(argv) == 0, argv
+        assert b"Traceback" not in capsysbinary.readouterr().err
+    assert main(["export", str(path), "-f", "md"]) == 0
+    markdown = capsysbinary.readouterr().out.decode()
+    assert "object role" in markdown and "list role" in markdown

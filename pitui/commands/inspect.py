@@ -100,7 +100,8 @@ def _print_summary(session: Session, report: dict[str, Any]) -> None:
     ctx = report["context"]
     model = ctx["model"]
     model_text = f"{model['provider']}/{model['modelId']}" if model else "no model"
-    roles = Counter(ctx["roles"])
+    # (a role that is not a string, as a hostile file may hold, is counted under "?")
+    roles = Counter(role if isinstance(role, str) else "?" for role in ctx["roles"])
     out(
         f"  context   {len(ctx['roles'])} messages ("
         + ", ".join(f"{n} {r}" for r, n in roles.most_common())

@@ -289,6 +289,12 @@ _WRITERS = {
 
 _SUMMARIES = {"branchSummary": "Branch summary", "compactionSummary": "Compaction summary"}
 _WRITTEN_ROLES = {*_WRITERS, *_SUMMARIES}
+
+
+def _written_here(role: object) -> bool:
+    """Whether a message of ``role`` is written as Markdown here (else the registry draws it:
+    plug-ins, and the fallback for a role that is not even a string)."""
+    return isinstance(role, str) and role in _WRITTEN_ROLES
 # facts that are names of things (ids, paths): code spans; the rest is prose
 _CODE_FACTS = {"Session", "Folder", "File", "Forked from"}
 
@@ -309,7 +315,7 @@ def to_markdown(
 ) -> str:
     """The document as Markdown (``registry``: for extension messages; default: the app's)."""
     messages: Sequence[dict[str, Any]] = document.messages
-    drawn_at = [i for i, m in enumerate(messages) if m.get("role") not in _WRITTEN_ROLES]
+    drawn_at = [i for i, m in enumerate(messages) if not _written_here(m.get("role"))]
     drawn: dict[int, str] = {}
     if drawn_at:
         pictures = draw_messages(
