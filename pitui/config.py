@@ -30,7 +30,12 @@ CONFIG_ENV = "PITUI_CONFIG"
 
 
 class ConfigError(Exception):
-    """The config file is unreadable or invalid; ``str(exc)`` names the file and the key."""
+    """The config file is unreadable or invalid. ``problems`` has every mistake found, each
+    naming the file and the key; ``str(exc)`` is those lines."""
+
+    def __init__(self, *problems: str) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = list(problems)
 
 
 class _Between:
@@ -117,8 +122,12 @@ def config_path() -> Path:
     return Path(explicit) if explicit else config_dir() / "config.toml"
 
 
-def load_settings(path: Path | None = None) -> Settings:
-    """Read and validate the config file; no file means defaults."""
+def load_settings(
+    path: Path | None = None, *, check: Callable[[dict[str, Any]], list[str]] | None = None
+) -> Settings:
+    """Read and validate the config file; no file means defaults. ``check`` finds what
+    validation cannot know (the app's themes and commands) in the parsed table: its problems
+    (``key: reason``) are reported with the validation's, all at once."""
     path = path if path is not None else config_path()
     try:
         raw = path.read_bytes()
@@ -134,13 +143,17 @@ def load_settings(path: Path | None = None) -> Settings:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from exc
     from pydantic import ValidationError
 
+    problems = []
     try:
-        return validate_settings(data)
+        settings = validate_settings(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        key = ".".join(str(part) for part in first["loc"]) or "(top level)"
-        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise ConfigError(f"{path}: {key}: {first['msg']}{more}") from exc
+        for error in exc.errors():
+            key = ".".join(str(part) for part in error["loc"]) or "(top level)"
+            problems.append(f"{path}: {key}: {error['msg']}")
+    problems.extend(f"{path}: {problem}" for problem in (check(data) if check else []))
+    if problems:
+        raise ConfigError(*problems)
+    return settings
 
 
 # ------------------------------------------------------------------ pi's keybindings.json

@@ -116,9 +116,66 @@ def test_unknown_keys_are_rejected(tmp_path: Path) -> None:
         validate_settings({"sort": "recent"})
 
 
-def test_several_errors_are_counted(tmp_path: Path) -> None:
+def test_every_error_is_reported_at_once(tmp_path: Path) -> None:
+    # Issue 21 §3: errors were reported one at a time ("(and 2 more)").
     path = write(tmp_path / "config.toml", 'default_sort = "x"\nnamed_only = "maybe"\ncolour = 1\n')
-    assert "(and 2 more)" in config_error(path)
+    with pytest.raises(ConfigError) as caught:
+        load_settings(path)
+    keys = [problem.removeprefix(f"{path}: ").split(":")[0] for problem in caught.value.problems]
+    assert sorted(keys) == ["colour", "default_sort", "named_only"]
+
+
+def test_what_validation_cannot_know_is_checked_with_it(tmp_path: Path) -> None:
+    path = write(tmp_path / "config.toml", 'default_sort = "x"\ntheme = "nope"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_settings(path, check=lambda data: [f"theme: no theme {data['theme']!r}"])
+    assert caught.value.problems == [
+        f"{path}: default_sort: Input should be 'threaded', 'recent' or 'relevance'",
+        f"{path}: theme: no theme 'nope'",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ('theme = "nope"\n', ["theme: no theme 'nope'"]),
+        ('[keymap]\n"picker.nope" = "a"\n', ["keymap.picker.nope: no such command"]),
+        ('[keymap]\n"picker.sort" = "ctrl+yy"\n', ["keymap.picker.sort: 'ctrl+yy' is not a key"]),
+        ('[keymap]\n"picker.sort" = "hyp+a"\n', ["keymap.picker.sort: 'hyp+a': 'hyp' is not a"]),
+        # the README's old example took copy-path's key
+        ('[keymap]\n"picker.sort" = "ctrl+y"\n', ["keymap.picker.sort: ctrl+y is also the key of"]),
+        (
+            '[keymap]\n"picker.rename" = "ctrl+d"\n',
+            ["keymap.picker.rename: ctrl+d is also the key of picker.delete"],
+        ),
+        # the tree is inside the session view: their keys collide too; the picker's do not
+        ('[keymap]\n"tree.label" = "ctrl+e"\n', ["keymap.tree.label: ctrl+e is also the key of"]),
+        ('[keymap]\n"picker.sort" = "ctrl+e"\n"tree.label" = "M,shift+m"\n', []),
+        ('theme = "nord"\n[keymap]\n"picker.sort" = "alt+s,f5"\n', []),
+    ],
+)
+def test_themes_keys_and_collisions_are_reported_with_the_file(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    text: str,
+    wanted: list[str],
+) -> None:
+    from pitui.cli import main
+
+    path = write(tmp_path / "config.toml", text)
+    monkeypatch.setenv("PITUI_CONFIG", str(path))
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
+    if not wanted:  # a valid config: pitui goes on (here, to ask about the demo store)
+        with pytest.raises(SystemExit):
+            main(["--no-watch"])
+        assert str(path) not in capsys.readouterr().err
+        return
+    assert main(["--no-watch"]) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == len(wanted)
+    for line, start in zip(lines, wanted, strict=True):
+        assert line.startswith(f"pitui: {path}: {start}"), line
 
 
 def test_bad_toml_and_unreadable_files(tmp_path: Path) -> None:

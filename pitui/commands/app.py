@@ -10,7 +10,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from pitui.commands.common import CommandError
 
@@ -55,11 +55,39 @@ def _settings() -> Any:
     from pitui.core.paths import agent_dir
 
     try:
-        settings = load_settings()
+        settings = load_settings(check=_settings_problems)
     except ConfigError as exc:
-        raise CommandError(str(exc)) from exc
+        _config_failed(exc.problems)
     keymap = merge_keymaps(load_pi_keybindings(agent_dir()), settings.keymap)
     return dataclasses.replace(settings, keymap=keymap)
+
+
+def _settings_problems(data: dict[str, Any]) -> list[str]:
+    """What validation cannot know about the config (its parsed table): an unknown theme,
+    keymap ids, keys and collisions (a key that two commands answer to at the same time)."""
+    from pitui.ui.commands import keymap_problems
+    from pitui.ui.themes import theme_problem
+
+    problems = []
+    theme = data.get("theme")
+    reason = theme_problem(theme) if isinstance(theme, str) else None
+    if reason is not None:
+        problems.append(f"theme: {reason}")
+    keymap = data.get("keymap")
+    if isinstance(keymap, dict):
+        valid = {k: v for k, v in keymap.items() if isinstance(v, str)}  # (others: validation)
+        for command_id, reasons in keymap_problems(valid).items():
+            problems.extend(f"keymap.{command_id}: {reason}" for reason in reasons)
+    return problems
+
+
+def _config_failed(problems: list[str]) -> NoReturn:
+    """Every problem of the config on its own line; the last one as the command's error."""
+    from pitui.render.safe_text import sanitize_plain
+
+    for problem in problems[:-1]:
+        sys.stderr.write(f"pitui: {sanitize_plain(problem, reveal_invisible=False)}\n")
+    raise CommandError(problems[-1])
 
 
 def _has_sessions(agent: Path) -> bool:

@@ -7,11 +7,13 @@ binding id, which is also the name users put in the config's ``[keymap]`` to cha
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from textual.binding import Binding, BindingType
+from textual.keys import KEY_ALIASES, Keys, _character_to_key
 
 Where = Literal["app", "picker", "session", "tree"]
 
@@ -180,3 +182,75 @@ def command_ids() -> set[str]:
 def effective_keys(command: Command, keymap: dict[str, str]) -> str:
     """The keys a command answers to after the user's ``[keymap]`` overrides."""
     return keymap.get(command.id, command.keys)
+
+
+# Commands of these places answer keys at the same time (the tree is a widget of the session view;
+# the app's own keys work everywhere): one key must not be given to two of them.
+_ACTIVE_TOGETHER: tuple[frozenset[Where], ...] = (
+    frozenset({"app", "picker"}),
+    frozenset({"app", "session", "tree"}),
+)
+_MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
+
+
+@lru_cache(maxsize=1)
+def _key_names() -> frozenset[str]:
+    """Every key name Textual can report (without modifiers)."""
+    names = {key.value.rpartition("+")[2] for key in Keys}
+    names |= {_character_to_key(chr(code)) for code in range(33, 127)}
+    names |= {name.rpartition("+")[2] for name in KEY_ALIASES}
+    names |= {"space", "tab", "enter", "escape", "backspace", "delete"}
+    return frozenset(names)
+
+
+def key_problem(key: str) -> str | None:
+    """Why ``key`` (``ctrl+y``, ``f2``, ``L``) is not a key Textual can report, or None."""
+    *modifiers, name = key.split("+")
+    unknown = [modifier for modifier in modifiers if modifier not in _MODIFIERS]
+    if unknown:
+        return f"{key!r}: {unknown[0]!r} is not a modifier (ctrl, shift, alt, meta, super)"
+    if not name or (len(name) > 1 and name not in _key_names()) or not name.isprintable():
+        return f"{key!r} is not a key name (e.g. ctrl+y, f2, pageup, L)"
+    return None
+
+
+def keymap_problems(keymap: Mapping[str, str]) -> dict[str, list[str]]:
+    """What is wrong with ``[keymap]`` overrides, by command id: an unknown id, a key Textual
+    cannot name, a key that another command answers to at the same time."""
+    by_id = {command.id: command for command in COMMANDS}
+    problems: dict[str, list[str]] = {}
+    for command_id, keys in keymap.items():
+        if command_id not in by_id:
+            problems.setdefault(command_id, []).append("no such command (F1 lists the ids)")
+            continue
+        for key in (key.strip() for key in keys.split(",")):
+            reason = key_problem(key)
+            if reason is not None:
+                problems.setdefault(command_id, []).append(reason)
+    for places in _ACTIVE_TOGETHER:
+        for command_id, message in _collisions(places, keymap):
+            problems.setdefault(command_id, []).append(message)
+    return problems
+
+
+def _collisions(places: frozenset[Where], keymap: Mapping[str, str]) -> Iterator[tuple[str, str]]:
+    """(command id, message) for each key given to two commands of ``places`` by the keymap
+    (collisions pitui's own defaults already have are deliberate, and not reported)."""
+
+    def owners(overrides: Mapping[str, str]) -> dict[str, list[Command]]:
+        found: dict[str, list[Command]] = {}
+        for command in COMMANDS:
+            if command.where in places:
+                for key in overrides.get(command.id, command.keys).split(","):
+                    found.setdefault(key.strip(), []).append(command)
+        return found
+
+    default = owners({})
+    for key, commands in owners(keymap).items():
+        if len(commands) < 2 or {c.id for c in commands} <= {c.id for c in default.get(key, [])}:
+            continue
+        for command in commands:
+            if command.id in keymap:
+                others = [o for o in commands if o is not command]
+                others_text = ", ".join(f"{o.id} ({o.description})" for o in others)
+                yield command.id, f"{key} is also the key of {others_text}"

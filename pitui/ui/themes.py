@@ -51,3 +51,13 @@ PI_LIGHT = Theme(
 )
 
 THEMES = (PI_DARK, PI_LIGHT)
+
+
+def theme_problem(name: str) -> str | None:
+    """Why ``name`` is not a theme pitui can show (pi's two and Textual's own), or None."""
+    from textual.theme import BUILTIN_THEMES
+
+    names = sorted({theme.name for theme in THEMES} | set(BUILTIN_THEMES))
+    if name in names:
+        return None
+    return f"no theme {name!r} (themes: {', '.join(names)})"
