@@ -1,0 +1,269 @@
+"""The picker under load: RSS and key-to-screen latency while pi appends to its sessions.
+
+Run by hand (not in CI):
+    python benchmarks/bench_soak.py [--sessions 10000] [--keep DIR] [--minutes 5] [--cold]
+
+``pitui --all`` runs in tmux at 160x45 on a store of ``--sessions`` sessions (built with
+``../shared/tools/gen_store.py``, or reused from ``--keep DIR``, which is then appended to) while
+this script appends one whole message line every 50 ms to a session picked at random, as pi
+would (each line a child of that file's last entry). Every 30 s it prints the process's RSS and
+the latency of a key as a person sees it: the time from ``tmux send-keys`` to the pane showing
+the change (a letter typed into the search, then backspace), next to the same keys echoed by an
+empty Textual app's ``Input`` measured at the start of the run (the floor of any app).
+
+Target (issue 24.13): RSS after 5,000 appends within 30 MB of RSS after the first 500.
+``--cold`` starts with an empty index (the first 30 s then include the cold listing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import orjson
+
+REPO = Path(__file__).resolve().parent.parent
+GEN_STORE = REPO.parent / "shared" / "tools" / "gen_store.py"
+SIZE = ("160", "45")
+APPEND_EVERY = 0.05
+REPORT_EVERY = 30.0
+
+NO_ROWS = "No sessions found"
+EMPTY_APP = r"""
+from textual.app import App
+from textual.widgets import Input
+
+class Echo(App):
+    def compose(self):
+        yield Input(placeholder="type", value="> ")
+
+Echo().run()
+"""
+
+
+def tmux(*args: str) -> str:
+    return subprocess.run(["tmux", *args], check=True, capture_output=True, text=True).stdout
+
+
+def pane(session: str) -> str:
+    return tmux("capture-pane", "-p", "-t", session)
+
+
+def wait_until(session: str, text: str, shown: bool, start: float, timeout: float = 10.0) -> float:
+    """Seconds from ``start`` until the pane shows ``text`` (or, ``shown`` False, no longer)."""
+    while time.perf_counter() - start < timeout:
+        if (text in pane(session)) == shown:
+            return time.perf_counter() - start
+        time.sleep(0.005)
+    return float("nan")
+
+
+def key_latency(session: str, marker: str, rounds: int = 5) -> list[float]:
+    """Seconds from each key to its effect on screen: ``q`` makes ``marker`` appear, backspace
+    makes it go. In pitui, with ``re:soak`` in the search (it matches the sessions this script
+    appended to), the marker is "No sessions found": the filtered rows, which the appends (they
+    move rows all the time) cannot fake. In the empty app, the marker is the echoed ``> q``."""
+    times: list[float] = []
+    for _ in range(rounds):
+        for key, shown in (("q", True), ("BSpace", False)):
+            start = time.perf_counter()
+            tmux("send-keys", "-t", session, key)
+            times.append(wait_until(session, marker, shown, start))
+            time.sleep(0.15)
+    return times
+
+
+def wait_for_text(session: str, text: str, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while text not in pane(session):
+        if time.monotonic() > deadline:
+            raise SystemExit(f"{text!r} never appeared:\n{pane(session)}")
+        time.sleep(0.05)
+
+
+def pane_pid(session: str) -> int:
+    return int(tmux("list-panes", "-t", session, "-F", "#{pane_pid}").split()[0])
+
+
+def rss_mb(pid: int) -> float:
+    """RSS of ``pid`` and its descendants, in MB (the pane's shell has pitui as its child)."""
+    total = 0
+    for proc in [pid, *descendants(pid)]:
+        try:
+            for line in Path(f"/proc/{proc}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            pass
+    return total / 1024
+
+
+def descendants(pid: int) -> list[int]:
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return []
+    found = [int(child) for child in children]
+    for child in list(found):
+        found.extend(descendants(child))
+    return found
+
+
+class Appender(threading.Thread):
+    """Appends a message line every ``APPEND_EVERY`` seconds to a random session, as pi does."""
+
+    def __init__(self, files: list[Path]) -> None:
+        super().__init__(daemon=True)
+        self.files = files
+        self.last_id: dict[Path, str | None] = {}
+        self.count = 0
+        self.stop = threading.Event()
+        self.random = random.Random(0)
+
+    def _last_id(self, path: Path) -> str | None:
+        if path not in self.last_id:
+            with path.open("rb") as handle:
+                handle.seek(max(0, path.stat().st_size - 65536))
+                tail = handle.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+            try:
+                self.last_id[path] = orjson.loads(tail).get("id")
+            except orjson.JSONDecodeError:
+                self.last_id[path] = None
+        return self.last_id[path]
+
+    def run(self) -> None:
+        while not self.stop.wait(APPEND_EVERY):
+            path = self.random.choice(self.files)
+            entry_id = f"{self.random.getrandbits(32):08x}"
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
+            line = {
+                "type": "message",
+                "id": entry_id,
+                "parentId": self._last_id(path),
+                "timestamp": stamp,
+                "message": {
+                    "role": "user",
+                    "content": [{"type": "text", "text": f"soak line {self.count}"}],
+                    "timestamp": int(time.time() * 1000),
+                },
+            }
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+            try:
+                os.write(fd, orjson.dumps(line) + b"\n")
+            finally:
+                os.close(fd)
+            self.last_id[path] = entry_id
+            self.count += 1
+
+
+def run_in_tmux(session: str, command: str, env: dict[str, str]) -> None:
+    exports = " ".join(f"{key}={value!s}" for key, value in env.items())
+    width, height = SIZE
+    subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)  # a stale one
+    tmux("new-session", "-d", "-s", session, "-x", width, "-y", height, f"env {exports} {command}")
+
+
+def floor_latency(env: dict[str, str]) -> list[float]:
+    script = Path(tempfile.mkdtemp()) / "echo_app.py"
+    script.write_text(EMPTY_APP)
+    session = "pitui-soak-floor"
+    run_in_tmux(session, f"{sys.executable} {script}", env)
+    try:
+        wait_for_text(session, "> ")
+        time.sleep(0.5)
+        tmux("send-keys", "-t", session, "End")
+        return key_latency(session, "> q")
+    finally:
+        tmux("kill-session", "-t", session)
+
+
+def summary(times: list[float]) -> str:
+    return f"median {statistics.median(times) * 1000:5.0f} ms, max {max(times) * 1000:5.0f} ms"
+
+
+def report(elapsed: float, appends: int, rss: float, latencies: list[float]) -> None:
+    print(f"{elapsed:6.0f} {appends:8d} {rss:8.1f}  {summary(latencies)}", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sessions", type=int, default=10_000)
+    parser.add_argument("--keep", type=Path, help="generate into (or reuse) this agent dir")
+    parser.add_argument("--minutes", type=float, default=5.0)
+    parser.add_argument("--cold", action="store_true", help="start with an empty index")
+    args = parser.parse_args()
+    if shutil.which("tmux") is None:
+        raise SystemExit("bench_soak needs tmux")
+    work = Path(tempfile.mkdtemp(prefix="pitui-soak-"))
+    agent = args.keep or work / "agent"
+    if not (agent / "sessions").is_dir():
+        subprocess.run(
+            [sys.executable, str(GEN_STORE), str(agent), "--sessions", str(args.sessions), "-q"],
+            check=True,
+        )
+    files = sorted((agent / "sessions").glob("*/*.jsonl"))
+    env = {
+        "PI_CODING_AGENT_DIR": str(agent),
+        "XDG_CACHE_HOME": str(work / "cache"),
+        "XDG_CONFIG_HOME": str(work / "config"),
+        "TERM": "xterm-256color",
+        "PYTHONPATH": str(REPO),
+    }
+    pitui = f"{sys.executable} -m pitui --all"
+    if not args.cold:  # a previous run leaves the index warm
+        subprocess.run(
+            [sys.executable, "-m", "pitui", "list", "--all", "--json"],
+            env={**os.environ, **env},
+            stdout=subprocess.DEVNULL,
+            check=True,
+        )
+    floor = floor_latency(env)
+    print(f"{len(files):,} sessions; empty Textual app's key echo: {summary(floor)}")
+    session = "pitui-soak"
+    run_in_tmux(session, pitui, env)
+    appender = Appender(files)
+    try:
+        wait_for_text(session, "Resume Session")
+        appender.start()
+        while appender.count < 20:  # some sessions hold "soak" now: re:soak lists them
+            time.sleep(0.05)
+        tmux("send-keys", "-t", session, "re:soak")
+        # (the texts are read in the background after the first frame: until then no row matches)
+        time.sleep(0.5)
+        wait_until(session, NO_ROWS, False, time.perf_counter(), timeout=300)
+        pid = pane_pid(session)
+        print(f"{'time':>6} {'appends':>8} {'RSS MB':>8}  key to screen")
+        report(0.0, appender.count, rss_mb(pid), key_latency(session, NO_ROWS))
+        start = time.monotonic()
+        rss_at: dict[int, float] = {}
+        while (elapsed := time.monotonic() - start) < args.minutes * 60:
+            time.sleep(min(REPORT_EVERY, args.minutes * 60 - elapsed))
+            rss = rss_mb(pid)
+            for mark in (500, 5000):
+                if mark not in rss_at and appender.count >= mark:
+                    rss_at[mark] = rss
+            elapsed = time.monotonic() - start
+            report(elapsed, appender.count, rss, key_latency(session, NO_ROWS))
+        if 500 in rss_at and 5000 in rss_at:
+            growth = rss_at[5000] - rss_at[500]
+            print(f"RSS after 5,000 appends - after 500: {growth:+.1f} MB (target: at most +30)")
+        appender.stop.set()
+        time.sleep(REPORT_EVERY)
+        print(f"30 s after the appends stopped: RSS {rss_mb(pid):.1f} MB")
+    finally:
+        appender.stop.set()
+        tmux("kill-session", "-t", session)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
