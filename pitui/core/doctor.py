@@ -87,6 +87,7 @@ _SEVERITY: dict[ProblemKind, Severity] = {
     ProblemKind.PARENT_AFTER_CHILD: "warning",
     ProblemKind.EMPTY: "warning",
     ProblemKind.STALE_TEMP: "warning",
+    ProblemKind.NO_MESSAGE: "error",
     ProblemKind.MIGRATED: "note",
     ProblemKind.PENDING: "note",
 }
@@ -454,6 +455,7 @@ def _diagnose(path: str, buf: Buffer, session: Session | SessionError, largest: 
         values = _non_object_values(buf, session.problems)
         problems = list(session.problems)
         problems.extend(_parents_after_children(session))
+        problems.extend(_messages_without_message(session))
         if session.pending:
             problems.append(
                 Problem(
@@ -685,6 +687,9 @@ def _verdict_old(
     loop = _leaf_hang(session, values, skip_falsy=False)
     if loop is not None:
         return PiVerdict("0.73.1", "hangs", loop)
+    crash = _null_message_crash(session, values, skip_falsy=False)
+    if crash is not None:
+        return PiVerdict("0.73.1", "crashes", crash)
     notes = _common_notes(session) + _junk_leaf_note(session, values, skip_falsy=False)
     if size > _PI_OLD_STRING_LIMIT:
         notes.append(
@@ -709,6 +714,9 @@ def _verdict_new(
     loop = _leaf_hang(session, values, skip_falsy=True)
     if loop is not None:
         return PiVerdict("1.x", "hangs", loop)
+    crash = _null_message_crash(session, values, skip_falsy=True)
+    if crash is not None:
+        return PiVerdict("1.x", "crashes", crash)
     notes = _common_notes(session) + _junk_leaf_note(session, values, skip_falsy=True)
     if head.end > _PI_NEW_HEADER_SCAN:
         notes.append(
@@ -740,6 +748,23 @@ def _leaf_hang(session: Session, values: list[tuple[int, Any]], *, skip_falsy: b
         f"hangs opening it: the parent chain of the leaf (line {leaf.line}) loops at line "
         f"{loop.line}, and pi walks it until it runs out of memory"
     )
+
+
+def _null_message_crash(
+    session: Session, values: list[tuple[int, Any]], *, skip_falsy: bool
+) -> str | None:
+    """Resuming crashes when a message entry without a message is on the active branch (see
+    :func:`_messages_without_message`); the file still opens and lists."""
+    if _junk_leaf(session, values, skip_falsy=skip_falsy) is not None:
+        return None  # pi's leaf is that value: its branch is empty
+    on_branch = {meta.line for meta in session.branch()}
+    for problem in _messages_without_message(session):
+        if problem.line in on_branch:
+            return (
+                f"crashes resuming it (TypeError): the message entry of line {problem.line}, on "
+                "the active branch, has no message"
+            )
+    return None
 
 
 def _junk_leaf_note(
@@ -806,6 +831,29 @@ def _parents_after_children(session: Session) -> list[Problem]:
                 "writes a parent first",
             )
         )
+    return found
+
+
+def _messages_without_message(session: Session) -> list[Problem]:
+    """Message entries whose ``message`` is null or missing: pi reads ``entry.message.role`` of
+    each message entry on the branch it resumes (and 0.73.1 of those before the first assistant
+    message at every write), and throws."""
+    found: list[Problem] = []
+    for meta in session.entries:
+        if meta.type != "message" or meta.role not in (None, "?"):  # (no role: look closer)
+            continue
+        raw = session.raw(meta)
+        if raw.get("message") is None:
+            what = "null" if "message" in raw else "missing"
+            found.append(
+                Problem(
+                    ProblemKind.NO_MESSAGE,
+                    meta.line,
+                    meta.offset,
+                    f"a message entry whose message is {what}: pi throws when it is on the "
+                    "branch it resumes",
+                )
+            )
     return found
 
 

@@ -31,6 +31,7 @@ class ProblemKind(StrEnum):
     UNSUPPORTED_FORMAT = "unsupported-format"  # v4 harness file (`kind: header`)
     UNREADABLE = "unreadable"  # cannot be opened or read (permissions, a directory, gone)
     STALE_TEMP = "stale-temp"  # a `.name.*.tmp` left by an interrupted atomic rewrite
+    NO_MESSAGE = "no-message"  # a message entry whose message is null or missing: pi throws
 
 
 @dataclass(frozen=True, slots=True)
