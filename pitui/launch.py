@@ -7,6 +7,7 @@ has left the terminal, so pi gets a clean screen.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -23,15 +24,15 @@ class ResumeRequest:
     argv: tuple[str, ...]
 
 
+_PLACEHOLDER = re.compile(r"\{(path|id|cwd)\}")
+
+
 def resume_argv(template: list[str], *, path: str, session_id: str, cwd: str) -> tuple[str, ...]:
-    """The configured command with ``{path}``, ``{id}`` and ``{cwd}`` filled in."""
+    """The configured command with ``{path}``, ``{id}`` and ``{cwd}`` filled in, in one pass over
+    the template: a value is never searched for placeholders (a file named ``x_{id}.jsonl``
+    stays that name)."""
     values = {"path": path, "id": session_id, "cwd": cwd}
-    out: list[str] = []
-    for part in template:
-        for key, value in values.items():
-            part = part.replace("{" + key + "}", value)
-        out.append(part)
-    return tuple(out)
+    return tuple(_PLACEHOLDER.sub(lambda m: values[m.group(1)], part) for part in template)
 
 
 def shell_command(request: ResumeRequest) -> str:
