@@ -51,6 +51,18 @@ def run(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> 
     return call
 
 
+def pi_custom_entry(entry_id: str, parent: str | None) -> dict[str, Any]:
+    """An entry as pi's extension API appends it (what pi writes while it works)."""
+    return {
+        "type": "custom",
+        "customType": "pi-ext",
+        "data": {},
+        "id": entry_id,
+        "parentId": parent,
+        "timestamp": "2026-01-01T00:00:00.000Z",
+    }
+
+
 def scenario(agent: Path, name: str) -> Path:
     rel: str = next(k for k, r in EXPECTED["sessions"].items() if r["scenario"] == name)
     return agent / rel
@@ -112,7 +124,11 @@ def test_rename_by_id_prefix_and_its_errors(agent: Path, run: Run) -> None:
     code, out, _ = run("rename", sid[:18], "By prefix")
     assert code == 0 and "By prefix" in out
     assert Session.open(path, final=True).name == "By prefix"
-    # written a moment ago: pi may be working in it
+    # pitui's own write a moment ago does not count (chained commands), pi's does: pi may be
+    # working in it
+    leaf = Session.open(path, final=True).leaf_id
+    with path.open("ab") as handle:
+        handle.write(orjson.dumps(pi_custom_entry("pi000001", leaf)) + b"\n")
     before = path.read_bytes()
     code, _, err = run("rename", str(path), "again")
     assert code == 1 and "--force" in err and err.count("\n") == 1
@@ -404,15 +420,26 @@ def test_bulk_rm_then_restore_last_gives_back_the_same_store(agent: Path, run: R
     report = json.loads(out)
     assert sorted(t["path"] for t in report["trashed"]) == sorted(chosen)
     assert not any(os.path.exists(p) for p in chosen)
-    restored = []
-    for _ in chosen:
-        code, out, _ = run("restore", "--last", "--json")
-        assert code == 0
-        restored.append(json.loads(out)["restored"])
-    assert restored == list(reversed([t["path"] for t in report["trashed"]]))
+    # one restore gives the whole batch back (issue 21 §3)
+    code, out, _ = run("restore", "--last", "--json")
+    assert code == 0
+    restored = json.loads(out)
+    assert sorted(restored["restored"]) == sorted(chosen) and restored["failed"] == []
+    assert [i["restored"] for i in restored["items"]] == restored["restored"]
     assert tree_bytes(agent) == before  # bytes and modification times
     code, _, err = run("restore", "--last")
     assert code == 1 and "no session files" in err
+
+
+def test_restore_last_gives_back_the_last_batch_only(agent: Path, run: Run) -> None:
+    first, second, third = (scenario(agent, name) for name in ("minimal", "labels", "unicode"))
+    assert run("rm", str(first), "--yes")[0] == 0
+    assert run("rm", str(second), str(third), "--yes")[0] == 0
+    code, out, _ = run("restore", "--last")
+    assert code == 0 and out.count("restored") == 2
+    assert second.exists() and third.exists() and not first.exists()
+    code, out, _ = run("restore", "--last")
+    assert code == 0 and first.exists()
 
 
 def test_restore_refuses_when_something_else_lives_there(agent: Path, run: Run) -> None:

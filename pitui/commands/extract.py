@@ -29,7 +29,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pitui.core import edit
+    from pitui.core import actions
     from pitui.core.manager import find_entry, find_session
     from pitui.core.session import Session
 
@@ -37,9 +37,9 @@ def run(args: argparse.Namespace) -> int:
         path = find_session(args.session)
         with Session.open(path) as session:
             leaf = find_entry(session, args.entry)
-            extracted = edit.extract_branch(session, leaf, args.output)
+            extracted = actions.extract(session, leaf.uid, args.output)
             cwd = session.cwd
-    except (edit.WriteError, LookupError) as exc:
+    except (actions.WriteError, LookupError) as exc:
         raise CommandError(str(exc)) from exc
     target, header, entries = extracted.path, extracted.header, extracted.entries
     labels = sum(1 for e in entries if e["type"] == "label")

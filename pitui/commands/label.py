@@ -29,7 +29,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pitui.core import edit
+    from pitui.core import actions
     from pitui.core.jstext import js_trim
     from pitui.core.manager import find_entry, find_session
     from pitui.core.session import Session
@@ -38,20 +38,17 @@ def run(args: argparse.Namespace) -> int:
     try:
         path = find_session(args.session)
         with Session.open(path) as session:
-            target = find_entry(edit.fresh(session), args.entry)
-            if target.id is None or session.by_id.get(target.id) is not target:
-                raise CommandError(
-                    f"entry {target.uid} has no id of its own in the file; pi cannot label it"
-                )
-            entry = edit.label_entry(session, target, text)
-            edit.append_entries(session, [entry], force=args.force)
+            session.refresh()  # the entry is looked up in what is on disk now
+            target = find_entry(session, args.entry)
+            written = actions.label(session, target.uid, text, force=args.force)
+            target_id = str(written.entries[-1]["targetId"])
             report = {
                 "path": path,
-                "targetId": target.id,
-                "label": session.labels.get(target.id),
-                "entryId": entry["id"],
+                "targetId": target_id,
+                "label": session.labels.get(target_id),
+                "entryId": written.entry_id,
             }
-    except (edit.WriteError, LookupError) as exc:
+    except (actions.WriteError, LookupError) as exc:
         raise CommandError(str(exc)) from exc
     if args.json:
         emit_json(report)

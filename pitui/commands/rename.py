@@ -26,18 +26,17 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pitui.core import edit
+    from pitui.core import actions
     from pitui.core.manager import find_session
     from pitui.core.session import Session
 
     try:
         path = find_session(args.session)
         with Session.open(path) as session:
-            entry = edit.session_info_entry(edit.fresh(session), args.name)
-            edit.append_entries(session, [entry], force=args.force)
+            written = actions.rename(session, args.name, force=args.force)
             name = session.name
-            report = {"path": path, "id": session.id, "name": name, "entryId": entry["id"]}
-    except (edit.WriteError, LookupError) as exc:
+            report = {"path": path, "id": session.id, "name": name, "entryId": written.entry_id}
+    except (actions.WriteError, LookupError) as exc:
         raise CommandError(str(exc)) from exc
     if args.json:
         emit_json(report)

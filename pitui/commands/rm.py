@@ -12,7 +12,6 @@ back); a session pi wrote in the last seconds is left alone unless ``--force``.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
 import time
@@ -194,21 +193,20 @@ def _link_forks(candidates: list[Candidate], everything: list[SessionInfo]) -> N
 
 
 def _mark_busy(candidates: list[Candidate], force: bool, explicit: bool) -> None:
-    from pitui.core.edit import BUSY_SECONDS
+    from pitui.core.actions import busy_age
 
     if force:
         return
-    now = time.time()
     for candidate in candidates:
         try:
-            age = now - os.stat(candidate.path).st_mtime
+            age = busy_age(candidate.path)
         except OSError as exc:
             candidate.skipped = exc.strerror or str(exc)
             continue
-        if age < BUSY_SECONDS:
+        if age is not None:
             if explicit:
                 raise CommandError(
-                    f"{candidate.path} was written {max(age, 0):.1f}s ago: pi may be working in "
+                    f"{candidate.path} was written {age:.1f}s ago: pi may be working in "
                     "it (use --force to trash it anyway); nothing was trashed"
                 )
             candidate.skipped = "written seconds ago (pi may be working in it); use --force"
@@ -244,7 +242,7 @@ def _confirm(count: int) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pitui.core import trash
+    from pitui.core import actions
     from pitui.core.store import Store
 
     _validate(args)
@@ -281,15 +279,11 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             emit_json(report)
         raise CommandError("not confirmed: nothing was trashed")
-    for candidate in todo:
-        try:
-            item = trash.trash(candidate.path)
-        except trash.TrashError as exc:
-            report["failed"].append({"path": candidate.path, "error": str(exc)})
-            continue
-        report["trashed"].append(
-            {"path": candidate.path, "trash": item.stored if item is not None else None}
-        )
+    outcome = actions.trash([candidate.path for candidate in todo])
+    for path, item in outcome.trashed:
+        report["trashed"].append({"path": path, "trash": item.stored if item is not None else None})
+    for path, error in outcome.failed:
+        report["failed"].append({"path": path, "error": error})
     if args.json:
         emit_json(report)
     else:

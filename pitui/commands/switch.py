@@ -37,7 +37,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pitui.core import edit
+    from pitui.core import actions
     from pitui.core.manager import find_entry, find_session
     from pitui.core.session import Session
 
@@ -45,33 +45,23 @@ def run(args: argparse.Namespace) -> int:
     try:
         path = find_session(args.session)
         with Session.open(path) as session:
-            selected = find_entry(edit.fresh(session), args.entry)
-            resume_at, editor_text = edit.resume_point(session, selected)
-            current = session.leaf
-            here = {current}
-            if current is not None and current.custom_type == edit.MARKER_CUSTOM_TYPE:
-                here.add(current.parent)  # a marker pitui wrote stands for its parent
+            session.refresh()  # the entry is looked up in what is on disk now
+            plan = actions.plan_switch(session, find_entry(session, args.entry))
+            resume_at = plan.resume_at.uid if plan.resume_at is not None else None
             written: str | None = None
-            if selected not in here and resume_at not in here:
-                if resume_at is not None and (
-                    resume_at.id is None or session.by_id.get(resume_at.id) is not resume_at
-                ):
-                    raise CommandError(
-                        f"entry {resume_at.uid} has no id of its own in the file; pi cannot "
-                        "resume there"
-                    )
-                entries = edit.switch_entries(session, resume_at, summary=summary)
-                edit.append_entries(session, entries, force=args.force)
-                written = str(entries[-1]["id"])
+            if not plan.already_there:
+                done = actions.switch(session, resume_at, summary=summary, force=args.force)
+                written = done.entry_id
+            editor_text = plan.editor_text
             report = {
                 "path": path,
-                "selected": selected.uid,
-                "resumeAt": resume_at.uid if resume_at is not None else None,
+                "selected": plan.selected.uid,
+                "resumeAt": resume_at,
                 "entryId": written,
                 "written": written is not None,
                 "editorText": editor_text,
             }
-    except (edit.WriteError, LookupError) as exc:
+    except (actions.WriteError, LookupError) as exc:
         raise CommandError(str(exc)) from exc
     if args.json:
         emit_json(report)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import secrets
 import tempfile
 import time
@@ -25,12 +26,18 @@ from collections.abc import Container, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 
 from pitui.core.jstext import normalize_session_name
 from pitui.core.models import dump_entry, dump_header
 from pitui.core.problems import ProblemKind
 from pitui.core.session import EntryMeta, Session
+
+try:
+    import fcntl
+except ImportError:  # not on Windows: stale temp files are then told by their age alone
+    fcntl = None  # type: ignore[assignment]
 
 # A file modified this recently is taken to be written by pi right now.
 BUSY_SECONDS = 3.0
@@ -85,20 +92,29 @@ def new_session_id(clock: float | None = None, rng: random.Random | None = None)
 
 @dataclass(frozen=True, slots=True)
 class FileState:
-    """What the file looked like when a write was computed."""
+    """What the file looked like when a write was computed (``mtime_ns``: when known; an
+    expectation passed to :func:`append_lines` is checked on inode and size only)."""
 
     inode: tuple[int, int]
     size: int
+    mtime_ns: int | None = None
+
+
+def _state(stat: os.stat_result) -> FileState:
+    return FileState((stat.st_dev, stat.st_ino), stat.st_size, stat.st_mtime_ns)
 
 
 def file_state(path: str) -> FileState:
-    stat = os.stat(path)
-    return FileState((stat.st_dev, stat.st_ino), stat.st_size)
+    return _state(os.stat(path))
 
 
-def append_lines(path: str, lines: list[bytes], expect: FileState | None = None) -> FileState:
-    """Append whole lines in one write. Refuses if the file changed since ``expect`` or does not end
-    with a newline. Returns the file's state after the write."""
+def append_lines(
+    path: str, lines: list[bytes], expect: FileState | None = None, *, end_line: bool = False
+) -> FileState:
+    """Append whole lines in one write. Refuses if the file changed since ``expect``. A file that
+    does not end with a newline is refused, unless ``end_line``: then the newline its last line
+    lacks is written first, in the same write (the caller knows that line is complete). Returns
+    the file's state after the write."""
     if not lines or not all(line.endswith(b"\n") and b"\n" not in line[:-1] for line in lines):
         raise WriteError("internal: an append must be whole, single lines")
     data = b"".join(lines)
@@ -113,9 +129,11 @@ def append_lines(path: str, lines: list[bytes], expect: FileState | None = None)
         ):
             raise FileBusyError(f"{path} changed while pitui was writing; nothing was written")
         if stat.st_size > 0 and os.pread(fd, 1, stat.st_size - 1) != b"\n":
-            raise FileBusyError(
-                f"{path} ends in the middle of a line (pi is writing it); nothing was written"
-            )
+            if not end_line:
+                raise FileBusyError(
+                    f"{path} ends in the middle of a line (pi is writing it); nothing was written"
+                )
+            data = b"\n" + data
         written = 0
         try:
             while written < len(data):
@@ -131,7 +149,7 @@ def append_lines(path: str, lines: list[bytes], expect: FileState | None = None)
         raise WriteError(f"{path}: write failed ({exc.strerror or exc})") from exc
     finally:
         os.close(fd)
-    return FileState((after.st_dev, after.st_ino), after.st_size)
+    return _state(after)
 
 
 def _undo_partial_append(fd: int, size_before: int, written: int) -> None:
@@ -169,6 +187,7 @@ def atomic_write(path: str, lines: Iterable[bytes], *, exclusive: bool = False) 
     except OSError as exc:
         raise WriteError(f"{folder}: cannot write here ({exc.strerror or exc})") from exc
     try:
+        _lock(fd)  # held until the descriptor closes: a live rewrite's temp file is never stale
         with os.fdopen(fd, "wb") as handle:
             for line in lines:
                 handle.write(line)
@@ -189,6 +208,52 @@ def atomic_write(path: str, lines: Iterable[bytes], *, exclusive: bool = False) 
                 f"{path}: write failed ({exc.strerror or exc}); the file is intact"
             ) from exc
         raise
+
+
+# The temp files of atomic_write: ``tempfile.mkstemp(prefix=".<name>.", suffix=".tmp")``.
+TEMP_NAME = re.compile(r"^\.(?P<target>.+\.jsonl)\.[a-z0-9_]{8}\.tmp$")
+# A temp file untouched this long, that no writer holds locked, was left by a killed rewrite.
+STALE_TEMP_SECONDS = 60.0
+
+
+def _lock(fd: int) -> None:
+    if fcntl is not None:
+        with _suppress_oserror():
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def remove_stale_temps(folder: str, *, now: float | None = None) -> list[str]:
+    """Remove what rewrites killed half-way left in ``folder``: temp files of pitui's own naming
+    (:data:`TEMP_NAME`) untouched for a minute and locked by no writer (a running rewrite holds
+    its lock; without ``fcntl`` an hour without change is required). Returns the removed paths;
+    a file that cannot be looked at or removed is left alone."""
+    clock = time.time() if now is None else now
+    removed: list[str] = []
+    try:
+        names = [name for name in os.listdir(folder) if TEMP_NAME.match(name)]
+    except OSError:
+        return removed
+    for name in names:
+        path = os.path.join(folder, name)
+        with _suppress_oserror():
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            try:
+                stat = os.fstat(fd)
+                quiet = clock - stat.st_mtime
+                if not S_ISREG(stat.st_mode) or quiet < STALE_TEMP_SECONDS:
+                    continue
+                if fcntl is not None:
+                    try:
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    except BlockingIOError:
+                        continue  # a live writer holds it
+                elif quiet < 3600:
+                    continue
+                os.unlink(path)
+                removed.append(path)
+            finally:
+                os.close(fd)
+    return removed
 
 
 def _umask() -> int:

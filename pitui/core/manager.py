@@ -9,10 +9,13 @@ documented bugs:
   assistant message; then the header and every entry so far are written at once into a file that
   must not exist yet. Afterwards each entry is one appended line. A session that is already on
   disk is appended to directly, so no header or entry is ever written twice.
-- **Appends** go through :mod:`pitui.core.edit`: the file is re-read first (an entry pi appended
-  meanwhile is honoured: ids stay unique, the new entries are indexed), one ``O_APPEND`` write of
-  whole lines, never onto a half-written line. A file that someone else (pi) wrote in the last
-  few seconds is refused with :class:`~pitui.core.edit.FileBusyError` unless ``force`` is set.
+- **Appends** go through :func:`pitui.core.actions.append`, with the guards of every pitui
+  write: the file is re-read first (an entry pi appended meanwhile is honoured: ids stay unique,
+  the new entries are indexed), one ``O_APPEND`` write of whole lines, never onto a line still
+  being written (a complete last line without newline gets it in the same write). A file that
+  someone else (pi) wrote in the last few seconds is refused with
+  :class:`~pitui.core.edit.FileBusyError` unless ``force`` is set; pitui's own last write
+  (this manager's, or any pitui process's) does not count.
 - **Old formats** (v1/v2) are migrated by an atomic rewrite right before the first write, as pi
   does on open; reading alone never writes.
 - **Invalid files are refused** (:class:`~pitui.core.session.NotASessionError`), never
@@ -45,7 +48,7 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel
 
-from pitui.core import edit
+from pitui.core import actions, edit
 from pitui.core.context import ModelRef
 from pitui.core.context import build_context_entries as _context_entries
 from pitui.core.context import build_session_context as _session_context
@@ -370,7 +373,6 @@ class SessionManager:
         self._index: Session | None = None  # the file's index once flushed
         self._memo: Session | None = None  # index of the pending entries (unflushed sessions)
         self._leaf: str | None = None
-        self._last_write: edit.FileState | None = None
         if session_file is not None:
             self.set_session_file(session_file)
         else:
@@ -484,6 +486,7 @@ class SessionManager:
         os.makedirs(folder, exist_ok=True)
         target = os.path.join(folder, session_file_name(header["timestamp"], header["id"]))
         edit.atomic_write(target, lines, exclusive=True)
+        actions.remember_write(target)
         return cls(target_cwd, folder, target, True, clock=clock, rng=rng)
 
     @staticmethod
@@ -528,7 +531,6 @@ class SessionManager:
         self._flushed = False
         self._blank_target = False
         self._leaf = None
-        self._last_write = None
         if self._persist:
             name = session_file_name(self._header["timestamp"], self._header["id"])
             self._file = os.path.join(self._session_dir, name)
@@ -552,7 +554,6 @@ class SessionManager:
             self._flushed = True
             self._blank_target = False
             self._leaf = index.leaf_id
-            self._last_write = None
             self._file = file
             return
         blank = os.path.exists(file)
@@ -584,7 +585,6 @@ class SessionManager:
         self._pending_ids = {e["id"] for e in entries}
         self._flushed = False
         self._blank_target = False
-        self._last_write = None
         self._leaf = entries[-1]["id"] if entries else None
         if not self._persist:
             self._file = None
@@ -856,7 +856,6 @@ class SessionManager:
         result = self._index.refresh()
         if result.kind == "replaced":
             self._header = dict(self._index.header)
-            self._last_write = None
             if self._leaf is not None and self._index.get(self._leaf) is None:
                 self._leaf = self._index.leaf_id
         return result.kind
@@ -932,20 +931,22 @@ class SessionManager:
                     "written (branch() to an entry, then append again)"
                 )
             view = self._index
-            entry = edit.entry_base(
-                view.by_id,
-                entry_type,
-                self._parent_for_append(view),
-                clock=self._now(),
-                rng=self._rng,
-            )
-            entry.update(fields)
-            self._last_write = edit.append_owned_entries(
-                view, [entry], last_write=self._last_write, force=self.force
-            )
+
+            def build(current: Session) -> builtins.list[dict[str, Any]]:
+                entry = edit.entry_base(
+                    current.by_id,
+                    entry_type,
+                    self._parent_for_append(current),
+                    clock=self._now(),
+                    rng=self._rng,
+                )
+                entry.update(fields)
+                return [entry]
+
+            written = actions.append(view, build, force=self.force)
             self._header = dict(view.header)  # a migration rewrote it as version 3
-            self._leaf = entry["id"]
-            return str(entry["id"])
+            self._leaf = written.entry_id
+            return written.entry_id
         entry = edit.entry_base(
             self._pending_ids,
             entry_type,
@@ -971,10 +972,7 @@ class SessionManager:
             os.makedirs(folder, exist_ok=True)
         except OSError as exc:
             raise edit.WriteError(f"{folder}: cannot create ({exc.strerror or exc})") from exc
-        if self._blank_target:
-            state = edit.initialize_blank_file(self._file, self._header, self._pending)
-        else:
-            state = edit.first_flush(self._file, self._header, self._pending)
+        actions.create_file(self._file, self._header, self._pending, blank=self._blank_target)
         index = Session.open(self._file, final=True)
         self._drop_index()
         self._index = index
@@ -982,4 +980,3 @@ class SessionManager:
         self._blank_target = False
         self._pending = []
         self._pending_ids = set()
-        self._last_write = state

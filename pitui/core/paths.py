@@ -109,6 +109,12 @@ def config_dir() -> Path:
     return _xdg("XDG_CONFIG_HOME", ".config") / "pitui"
 
 
+def data_dir() -> Path:
+    """``$XDG_DATA_HOME/pitui`` (default ``~/.local/share/pitui``): what pitui remembers of its
+    own writes (the last write to each file, the batches it moved to the trash)."""
+    return _xdg("XDG_DATA_HOME", ".local/share") / "pitui"
+
+
 def shorten_home(path: str, home_dir: str | None = None) -> str:
     """``/home/ana/x`` → ``~/x``; only a whole leading path component is replaced (ui §2.2)."""
     base = (home_dir if home_dir is not None else home()).rstrip("/")

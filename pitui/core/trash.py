@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterable
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,7 +78,9 @@ def _parse_info(info: Path, topdir: Path | None) -> tuple[str, str] | None:
             date = line[len("DeletionDate=") :]
     if path is None:
         return None
-    if not os.path.isabs(path) and topdir is not None:
+    if not os.path.isabs(path):
+        if topdir is None:
+            return None  # the home trash records absolute paths only (freedesktop spec)
         path = str(topdir / path)
     return path, date or ""
 
@@ -164,3 +167,71 @@ def delete_permanently(path: str) -> None:
         return
     except OSError as exc:
         raise TrashError(f"cannot delete {path}: {exc.strerror or exc}") from exc
+
+
+def _is_session_file(path: str) -> bool:
+    """A regular file whose first line is a pi session header (what pi or pitui trashed)."""
+    import orjson
+
+    try:
+        if not os.path.isfile(path) or os.path.islink(path):
+            return False
+        with open(path, "rb") as handle:
+            first = handle.readline(1 << 20)
+    except OSError:
+        return False
+    try:
+        header = orjson.loads(first.lstrip(b"\xef\xbb\xbf"))
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(header, dict) and header.get("type") == "session"
+
+
+def _inside(path: str, folder: Path) -> bool:
+    try:
+        return os.path.commonpath([os.path.realpath(path), os.path.realpath(folder)]) == (
+            os.path.realpath(folder)
+        )
+    except ValueError:
+        return False
+
+
+def trashed_sessions(sessions_dir: Path, also: Iterable[str] = ()) -> list[TrashedItem]:
+    """The sessions in the trash that ``restore --last`` may give back, most recently trashed
+    first (by the trash record's write time: its ``DeletionDate`` only has seconds, and a bulk
+    ``rm`` trashes many files in one second).
+
+    Only what pi or pitui trashed: a record with an absolute path inside ``sessions_dir``, or one
+    of the records in ``also`` (pitui's trash log: a custom session directory), whose stored file
+    is a session file. The home trash and the sessions dir's volume trash are looked at."""
+    logged = set(also)
+    found: list[tuple[int, str, TrashedItem]] = []
+    seen: set[str] = set()
+    # a file name under the sessions dir picks that volume's trash directories
+    for folder, topdir in _trash_dirs(str(sessions_dir / "x.jsonl")):
+        info_dir = folder / "info"
+        try:
+            names = os.listdir(info_dir)
+        except OSError:
+            continue
+        for name in names:
+            info = info_dir / name
+            if not name.endswith(".trashinfo") or str(info) in seen:
+                continue
+            seen.add(str(info))
+            parsed = _parse_info(info, topdir)
+            if parsed is None or not parsed[0].endswith(".jsonl"):
+                continue
+            original = os.path.normpath(parsed[0])
+            if str(info) not in logged and not _inside(original, sessions_dir):
+                continue
+            stored = folder / "files" / name[: -len(".trashinfo")]
+            try:
+                stamp = os.stat(info).st_mtime_ns
+            except OSError:
+                continue
+            if _is_session_file(str(stored)):
+                item = TrashedItem(original, str(stored), str(info), parsed[1])
+                found.append((stamp, parsed[1], item))
+    found.sort(key=lambda t: (t[0], t[1]), reverse=True)
+    return [item for _, _, item in found]

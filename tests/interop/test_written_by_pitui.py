@@ -385,6 +385,22 @@ def commanded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     out = agent / "extracted.jsonl"
     cli("extract", str(branches), other.uid, "-o", str(out))
     files["extract"] = str(out)
+    # shapes of files from other tools (issues 20.2, 24.3): pitui ends the complete last line
+    # that lacks its newline in the same write, and writes after a blank first line
+    minimal = path_of("minimal").read_bytes()
+    unended = agent / "unended.jsonl"
+    unended.write_bytes(minimal.rstrip(b"\n"))
+    blank_first = agent / "blank-first-line.jsonl"
+    blank_first.write_bytes(b"\n" + minimal)
+    past = time.time() - 3600
+    for path in (unended, blank_first):
+        os.utime(path, (past, past))
+    cli("rename", str(unended), "Ended by pitui")
+    files["no-final-newline+rename"] = str(unended)
+    first = Session.open(blank_first, final=True).entries[0].uid
+    cli("label", str(blank_first), first, "after a blank line")
+    cli("rename", str(blank_first), "Blank first line")
+    files["blank-first-line+label+rename"] = str(blank_first)
     return files
 
 

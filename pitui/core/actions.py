@@ -1,0 +1,377 @@
+"""Every write a user can ask for, with its guards, in one place.
+
+One function per action: :func:`rename`, :func:`label`, :func:`switch`, :func:`extract`,
+:func:`trash`, :func:`restore` and :func:`restore_last`. The UI, the commands and
+:class:`~pitui.core.manager.SessionManager` call these; :mod:`pitui.core.edit` underneath makes
+the raw writes (whole lines in one ``O_APPEND`` write, atomic rewrites, ids).
+
+The guards of an append (:func:`append`), in the order they apply:
+
+1. the file is re-read first, so the entries are computed from what is on disk now (what pi
+   appended meanwhile counts: ids stay unique, the parent is the current leaf);
+2. a last line that is still being written (no newline yet, the file not quiet) is never written
+   onto, even forced: "the last line is still being written";
+3. a file modified in the last :data:`~pitui.core.edit.BUSY_SECONDS` is taken to be pi's, and
+   refused unless forced, except when it is exactly as pitui's own last write left it
+   (:mod:`pitui.core.journal`: a chained command is not refused by its predecessor's write);
+4. a file without format version that already holds a tree is refused unless forced (pi would
+   linearize it);
+5. temp files that killed rewrites left in the folder are removed;
+6. a v1/v2 file is migrated to version 3 by an atomic rewrite, as pi does before writing;
+7. a complete last line without its newline (tools that join lines with ``\\n``) gets it in the
+   same single write as the entries; a cut last line (it does not parse, the file is quiet) only
+   when forced;
+8. after the write the file is read again and must hold the new entries.
+
+Every refusal is a :class:`~pitui.core.edit.WriteError` (``FileBusyError`` when waiting or
+forcing would help) with a one-line message; nothing is written then.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pitui.core import edit, journal
+from pitui.core import trash as trash_files
+from pitui.core.edit import FileBusyError, WriteError
+from pitui.core.jsonl import parse_json_line
+from pitui.core.models import dump_entry
+from pitui.core.problems import ProblemKind
+from pitui.core.session import EntryMeta, Session
+
+__all__ = [
+    "FileBusyError",
+    "Restored",
+    "SwitchPlan",
+    "TrashOutcome",
+    "WriteError",
+    "Written",
+    "append",
+    "busy_age",
+    "extract",
+    "label",
+    "plan_switch",
+    "remember_write",
+    "rename",
+    "restore",
+    "restore_last",
+    "resume_position",
+    "switch",
+    "trash",
+]
+
+Build = Callable[[Session], list[dict[str, Any]]]
+# Reading back from the end of a file to find its last line, this much at a time.
+_TAIL_CHUNK = 1 << 16
+
+remember_write = journal.remember_write
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """What an append wrote: the entries (the last is the new leaf), and what it did first."""
+
+    path: str
+    entries: list[dict[str, Any]]
+    migrated: bool  # the v1/v2 file was rewritten as version 3 first
+    ended_line: bool  # the newline the last line lacked was written first
+
+    @property
+    def entry_id(self) -> str:
+        return str(self.entries[-1]["id"])
+
+
+# ------------------------------------------------------------------------------------ guards
+
+
+def busy_age(path: str, *, clock: float | None = None) -> float | None:
+    """Seconds since someone other than pitui wrote ``path``, if that is under
+    :data:`~pitui.core.edit.BUSY_SECONDS` (pi may be working in it); ``None`` when it is quiet
+    or exactly as pitui's own last write left it. Raises ``OSError`` if it cannot be looked at."""
+    stat = os.stat(path)
+    age = (time.time() if clock is None else clock) - stat.st_mtime
+    if age >= edit.BUSY_SECONDS or journal.written_by_pitui(path, stat):
+        return None
+    return max(age, 0.0)
+
+
+def _last_line(path: str, size: int) -> Literal["ended", "complete", "cut"]:
+    """How the file ends: with a newline, with a whole line that lacks it, or with a cut line."""
+    if size == 0:
+        return "ended"
+    with open(path, "rb") as handle:
+        if os.pread(handle.fileno(), 1, size - 1) == b"\n":
+            return "ended"
+        tail = b""
+        start = size
+        while start > 0 and b"\n" not in tail:
+            step = min(_TAIL_CHUNK, start)
+            start -= step
+            tail = os.pread(handle.fileno(), step, start) + tail
+    line = tail.rsplit(b"\n", 1)[-1].rstrip(b"\r")
+    if line.startswith(b"\xef\xbb\xbf"):
+        line = line[3:]
+    value, kind, _ = parse_json_line(line)
+    return "cut" if value is None and kind is not None else "complete"
+
+
+def _check(session: Session, *, force: bool, clock: float | None) -> bool:
+    """Guards 2-4 (see the module docstring); returns whether the last line needs its newline."""
+    path = session.path
+    if path == "<memory>":
+        raise WriteError("an in-memory session has no file to write")
+    try:
+        stat = os.stat(path)
+        if session.pending:
+            raise FileBusyError(
+                f"{path}: the last line is still being written (pi is writing it); try again "
+                "in a moment"
+            )
+        ending = _last_line(path, stat.st_size)
+        age = busy_age(path, clock=clock)
+    except OSError as exc:
+        raise WriteError(f"{path}: {exc.strerror or exc}") from exc
+    if age is not None and not force:
+        raise FileBusyError(
+            f"{path} was written {age:.1f}s ago: pi may be working in it "
+            "(use --force, or confirm in the app, to write anyway)"
+        )
+    if not force and any(p.kind is ProblemKind.VERSION_TRAP for p in session.problems):
+        raise WriteError(
+            f"{path} has no format version but already holds a tree; pi would linearize it. "
+            "Refusing to rewrite it (use --force to migrate it as pi would read it)"
+        )
+    if ending == "cut" and not force:
+        raise WriteError(
+            f"{path} ends with a cut-off line that is not valid JSON (a writer stopped in the "
+            "middle of it); use --force to end that line and append after it"
+        )
+    return ending != "ended"
+
+
+def migrate(session: Session) -> bool:
+    """Rewrite a v1/v2 file as version 3 (atomic), as pi does before writing (format §4.3).
+    Returns whether it did; the session is read again afterwards."""
+    if session.original_version >= 3:
+        return False
+    edit.migrate_file(session)
+    journal.remember_write(session.path)
+    return True
+
+
+def append(
+    session: Session, build: Build, *, force: bool = False, clock: float | None = None
+) -> Written:
+    """Append what ``build`` makes from the up-to-date session, behind every guard (see the
+    module docstring). ``build`` runs after the re-read and the migration, so the entries it
+    makes hold ids unique in the file and parents that exist."""
+    session.refresh()
+    end_line = _check(session, force=force, clock=clock)
+    edit.remove_stale_temps(os.path.dirname(session.path))
+    migrated = migrate(session)
+    if migrated:
+        end_line = False  # the rewrite ended every line
+    entries = build(session)
+    lines = [dump_entry(entry) for entry in entries]
+    expect = edit.FileState(edit.session_inode(session), session.end_offset)
+    edit.append_lines(session.path, lines, expect, end_line=end_line)
+    journal.remember_write(session.path)
+    session.refresh()
+    if any(session.by_id.get(entry["id"]) is None for entry in entries):
+        raise WriteError(f"{session.path} was replaced while writing; re-open it")
+    return Written(session.path, entries, migrated, end_line)
+
+
+# ----------------------------------------------------------------------------------- actions
+
+
+def rename(
+    session: Session, name: str, *, force: bool = False, clock: float | None = None
+) -> Written:
+    """Name the session as pi's ``/name`` does (a ``session_info`` entry); ``""`` clears it."""
+    return append(
+        session, lambda s: [edit.session_info_entry(s, name, clock=clock)], force=force, clock=clock
+    )
+
+
+def _own_entry(session: Session, uid: str, what: str) -> EntryMeta:
+    meta = session.get(uid)
+    if meta is None:
+        raise WriteError(f"entry {uid} is no longer in the file")
+    if meta.id is None or session.by_id.get(meta.id) is not meta:
+        raise WriteError(f"entry {meta.uid} has no id of its own in the file; pi cannot {what}")
+    return meta
+
+
+def label(
+    session: Session,
+    uid: str,
+    text: str | None,
+    *,
+    force: bool = False,
+    clock: float | None = None,
+) -> Written:
+    """Set (``text``) or clear (``None`` / ``""``) the label of entry ``uid`` (pi's label entry,
+    a child of the leaf)."""
+
+    def build(current: Session) -> list[dict[str, Any]]:
+        target = _own_entry(current, uid, "label it")
+        return [edit.label_entry(current, target, text or None, clock=clock)]
+
+    return append(session, build, force=force, clock=clock)
+
+
+def resume_position(session: Session) -> EntryMeta | None:
+    """Where pi continues when it opens the file: the leaf, seen through the entries that do not
+    change the context (labels and pitui's own switch markers)."""
+    node = session.leaf
+    while node is not None and (
+        node.type == "label"
+        or (node.type == "custom" and node.custom_type == edit.MARKER_CUSTOM_TYPE)
+    ):
+        node = node.parent
+    return node
+
+
+@dataclass(frozen=True, slots=True)
+class SwitchPlan:
+    """What choosing an entry in the tree means (ui-behaviour §3.13 rule 3)."""
+
+    selected: EntryMeta
+    resume_at: EntryMeta | None  # the new leaf (``None``: a new root, before the first message)
+    editor_text: str | None  # a user or custom message's text, which pi offers for re-sending
+    already_there: bool  # pi already resumes there: nothing to write
+
+
+def plan_switch(session: Session, selected: EntryMeta) -> SwitchPlan:
+    resume_at, editor_text = edit.resume_point(session, selected)
+    already = selected is session.leaf or resume_at is resume_position(session)
+    return SwitchPlan(selected, resume_at, editor_text, already)
+
+
+def switch(
+    session: Session,
+    uid: str | None,
+    *,
+    summary: str | None = None,
+    force: bool = False,
+    clock: float | None = None,
+) -> Written:
+    """Make pi resume at entry ``uid`` (``None``: a new root): a context-neutral marker, or with
+    ``summary`` a ``branch_summary`` that enters the context (format §7.3)."""
+
+    def build(current: Session) -> list[dict[str, Any]]:
+        new_leaf = _own_entry(current, uid, "resume there") if uid is not None else None
+        return edit.switch_entries(current, new_leaf, summary=summary or None, clock=clock)
+
+    return append(session, build, force=force, clock=clock)
+
+
+def extract(session: Session, uid: str, output: str | None = None) -> edit.Extracted:
+    """Write the branch root → ``uid`` as a new session file (pi's ``/fork``), beside the source
+    unless ``output`` names the file; an existing file is never replaced."""
+    leaf = session.get(uid)
+    if leaf is None:
+        raise WriteError(f"entry {uid} is no longer in the file")
+    folder = os.path.dirname(os.path.abspath(output)) if output else os.path.dirname(session.path)
+    edit.remove_stale_temps(folder)
+    extracted = edit.extract_branch(session, leaf, output)
+    journal.remember_write(extracted.path)
+    return extracted
+
+
+def create_file(
+    path: str, header: dict[str, Any], entries: list[dict[str, Any]], *, blank: bool = False
+) -> None:
+    """A new session file with its header and entries, written at once (pi's first flush):
+    exclusively, or over a ``blank`` file only while it is still blank."""
+    edit.remove_stale_temps(os.path.dirname(path))
+    if blank:
+        edit.initialize_blank_file(path, header, entries)
+    else:
+        edit.first_flush(path, header, entries)
+    journal.remember_write(path)
+
+
+# ---------------------------------------------------------------------------- trash, restore
+
+
+@dataclass(slots=True)
+class TrashOutcome:
+    """What :func:`trash` did: the files it moved (with their trash record, where known) and the
+    ones the trash did not take (with a one-line reason)."""
+
+    trashed: list[tuple[str, trash_files.TrashedItem | None]]
+    failed: list[tuple[str, str]]
+
+
+def trash(paths: Sequence[str]) -> TrashOutcome:
+    """Move sessions to the trash as one batch (``restore_last`` gives the batch back). The
+    callers have asked the user and checked :func:`busy_age` first."""
+    outcome = TrashOutcome([], [])
+    for path in paths:
+        try:
+            item = trash_files.trash(path)
+        except trash_files.TrashError as exc:
+            outcome.failed.append((path, str(exc)))
+            continue
+        outcome.trashed.append((path, item))
+    journal.log_trash_batch(
+        [journal.LoggedTrash(item.original, item.info) for _, item in outcome.trashed if item]
+    )
+    return outcome
+
+
+@dataclass(slots=True)
+class Restored:
+    """What a restore gave back, and what it could not (with a one-line reason)."""
+
+    restored: list[trash_files.TrashedItem]
+    failed: list[tuple[trash_files.TrashedItem, str]]
+
+
+def restore(path: str, item: trash_files.TrashedItem | None = None) -> trash_files.TrashedItem:
+    """Put a trashed session back at its exact path (``item``: that record, else the most
+    recent trashed copy of ``path``); refuses when something else lives there now."""
+    if not trash_files.restore_supported():
+        raise trash_files.TrashError("restoring from the trash needs the freedesktop trash (Linux)")
+    if item is None:
+        return trash_files.restore_path(path)
+    trash_files.restore(item)
+    return item
+
+
+def restore_last(sessions_dir: str | os.PathLike[str] | None = None) -> Restored:
+    """Give back the last batch trashed: every file of pitui's last ``rm`` (or picker delete)
+    still in the trash, or the session pi trashed last. Only records with an absolute path inside
+    the sessions dir (default: pi's), or in pitui's trash log, whose stored file is a session."""
+    from pathlib import Path
+
+    from pitui.core.paths import sessions_root
+
+    if not trash_files.restore_supported():
+        raise trash_files.TrashError("restoring from the trash needs the freedesktop trash (Linux)")
+    batches = journal.trash_batches()
+    logged = {item.info for batch in batches for item in batch}
+    root = Path(sessions_dir) if sessions_dir is not None else sessions_root()
+    candidates = trash_files.trashed_sessions(root, logged)
+    if not candidates:
+        raise trash_files.TrashError("the trash holds no session files")
+    newest = candidates[0]
+    batch = next((b for b in batches if any(i.info == newest.info for i in b)), None)
+    infos = {i.info for i in batch} if batch is not None else {newest.info}
+    outcome = Restored([], [])
+    for item in candidates:
+        if item.info not in infos:
+            continue
+        try:
+            trash_files.restore(item)
+        except trash_files.TrashError as exc:
+            outcome.failed.append((item, str(exc)))
+        else:
+            outcome.restored.append(item)
+    return outcome

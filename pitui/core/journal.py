@@ -1,0 +1,186 @@
+"""What pitui remembers of its own writes between runs, in ``$XDG_DATA_HOME/pitui``.
+
+- ``own-writes.json``: for each file pitui wrote in the last minutes, its device, inode, size and
+  modification time right after the write. A file still exactly so was last written by pitui, not
+  by pi: a chained command (``pitui rename … && pitui label …``) is not refused as "busy".
+- ``trash-log.jsonl``: one line per batch pitui moved to the trash (a ``pitui rm`` run, a delete in
+  the picker), so that ``pitui restore --last`` gives back the whole batch, and only what pitui (or
+  pi) trashed.
+
+Losing either costs nothing but a question: a fresh file is then taken to be pi's, and a restore
+gives back one file at a time. Both files are small and updated under a lock; a data dir that
+cannot be written is ignored (the write itself has happened, the record is only a help).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from pitui.core.paths import data_dir
+
+try:
+    import fcntl
+except ImportError:  # no lock on Windows: two pitui processes may then lose a record
+    fcntl = None  # type: ignore[assignment]
+
+OWN_WRITES = "own-writes.json"
+TRASH_LOG = "trash-log.jsonl"
+# A record of an own write only matters while the file would look "busy" (seconds); kept longer
+# so that a slow chain of commands still finds it.
+OWN_WRITE_KEEP_SECONDS = 600.0
+# The trash log keeps this many batches (older ones are trimmed when it grows past twice that).
+TRASH_LOG_BATCHES = 200
+
+# (device, inode, size, mtime_ns) of pitui's last write to each file, in this process
+_memory: dict[str, tuple[int, int, int, int]] = {}
+
+
+def _key(path: str) -> str:
+    return os.path.realpath(os.path.abspath(path))
+
+
+def _signature(stat: os.stat_result) -> tuple[int, int, int, int]:
+    return (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+
+
+@contextlib.contextmanager
+def _locked() -> Iterator[str | None]:
+    """The data dir, locked against other pitui processes (``None`` if it cannot be made)."""
+    folder = str(data_dir())
+    try:
+        os.makedirs(folder, exist_ok=True)
+        fd = os.open(os.path.join(folder, ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        yield None
+        return
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield folder
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _replace(path: str, data: bytes) -> None:
+    fd, temp = tempfile.mkstemp(prefix=".journal.", dir=os.path.dirname(path))
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return b""
+
+
+# ------------------------------------------------------------------------------- own writes
+
+
+def _load_own(folder: str) -> dict[str, list[int | float]]:
+    try:
+        value = orjson.loads(_read(os.path.join(folder, OWN_WRITES)) or b"{}")
+    except orjson.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def remember_write(path: str) -> None:
+    """Note that pitui has just written ``path``: its state now is pitui's own."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return
+    key, signature = _key(path), _signature(stat)
+    _memory[key] = signature
+    now = time.time()
+    with contextlib.suppress(OSError), _locked() as folder:
+        if folder is None:
+            return
+        records = {
+            name: record
+            for name, record in _load_own(folder).items()
+            if isinstance(record, list)
+            and len(record) == 5
+            and now - float(record[4]) < OWN_WRITE_KEEP_SECONDS
+        }
+        records[key] = [*signature, now]
+        _replace(os.path.join(folder, OWN_WRITES), orjson.dumps(records))
+
+
+def written_by_pitui(path: str, stat: os.stat_result) -> bool:
+    """Whether the file in state ``stat`` is exactly as pitui's own last write left it."""
+    key, signature = _key(path), _signature(stat)
+    if _memory.get(key) == signature:
+        return True
+    record = _load_own(str(data_dir())).get(key)
+    return isinstance(record, list) and tuple(record[:4]) == signature
+
+
+# ------------------------------------------------------------------------------- trash log
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedTrash:
+    """One file of a trashed batch: where it was, and its ``.trashinfo`` record."""
+
+    original: str
+    info: str
+
+
+def log_trash_batch(items: Sequence[LoggedTrash]) -> None:
+    """Record one batch pitui moved to the trash (newest last)."""
+    if not items:
+        return
+    line = orjson.dumps(
+        {"at": time.time(), "items": [{"original": i.original, "info": i.info} for i in items]}
+    )
+    with contextlib.suppress(OSError), _locked() as folder:
+        if folder is None:
+            return
+        path = os.path.join(folder, TRASH_LOG)
+        lines = _read(path).splitlines()
+        if len(lines) >= 2 * TRASH_LOG_BATCHES:
+            kept = lines[-(TRASH_LOG_BATCHES - 1) :]
+            _replace(path, b"".join(entry + b"\n" for entry in kept) + line + b"\n")
+            return
+        with open(path, "ab") as handle:
+            handle.write(line + b"\n")
+
+
+def trash_batches() -> list[list[LoggedTrash]]:
+    """Every batch in the trash log, newest first (lines that do not parse are skipped)."""
+    batches: list[list[LoggedTrash]] = []
+    for line in reversed(_read(os.path.join(str(data_dir()), TRASH_LOG)).splitlines()):
+        try:
+            record: Any = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        items = record.get("items") if isinstance(record, dict) else None
+        if not isinstance(items, list):
+            continue
+        batch = [
+            LoggedTrash(item["original"], item["info"])
+            for item in items
+            if isinstance(item, dict)
+            and isinstance(item.get("original"), str)
+            and isinstance(item.get("info"), str)
+        ]
+        if batch:
+            batches.append(batch)
+    return batches
