@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from pitui.cli import main
-from pitui.core import edit
+from pitui.core import actions, edit
 from pitui.core.session import Session
 from tests.conftest import FIXTURES
 from tests.core.sessiondata import chain, jsonl
@@ -166,7 +166,7 @@ def test_append_failures_are_one_line_and_leave_the_file(
     session, entry = label_entry(session_file)
     getattr(failures(session_file), method)(code)
     with pytest.raises(edit.WriteError) as caught:
-        edit.append_entries(session, [entry])
+        actions.append(session, lambda _: [entry])
     assert words in one_line(caught.value) and str(session_file) in str(caught.value)
     assert snapshot(session_file.parent) == before
 
@@ -178,7 +178,7 @@ def test_a_disk_full_in_the_middle_of_a_line_leaves_no_half_line(
     session, entry = label_entry(session_file)
     failures(session_file).write(errno.ENOSPC, after=10)
     with pytest.raises(edit.WriteError) as caught:
-        edit.append_entries(session, [entry])
+        actions.append(session, lambda _: [entry])
     one_line(caught.value)
     assert session_file.read_bytes() == before
 
@@ -215,7 +215,7 @@ def test_a_failed_migration_leaves_the_v1_file(
     entry = edit.label_entry(session, target, "x")
     getattr(failures(v1_file), method)(code)
     with pytest.raises(edit.WriteError) as caught:
-        edit.append_entries(session, [entry])  # migrates first: the rewrite fails
+        actions.append(session, lambda _: [entry])  # migrates first: the rewrite fails
     assert words in one_line(caught.value)
     assert snapshot(v1_file.parent) == before
 
@@ -226,7 +226,7 @@ def test_a_real_read_only_file(session_file: Path) -> None:
     before = snapshot(session_file.parent)
     session, entry = label_entry(session_file)
     with pytest.raises(edit.WriteError) as caught:
-        edit.append_entries(session, [entry])
+        actions.append(session, lambda _: [entry])
     assert "Permission denied" in one_line(caught.value)
     assert snapshot(session_file.parent) == before
 

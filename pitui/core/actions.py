@@ -51,9 +51,12 @@ __all__ = [
     "WriteError",
     "Written",
     "append",
+    "append_entries",
     "busy_age",
+    "check_write",
     "extract",
     "label",
+    "migrate",
     "plan_switch",
     "remember_write",
     "rename",
@@ -119,8 +122,10 @@ def _last_line(path: str, size: int) -> Literal["ended", "complete", "cut"]:
     return "cut" if value is None and kind is not None else "complete"
 
 
-def _check(session: Session, *, force: bool, clock: float | None) -> bool:
-    """Guards 2-4 (see the module docstring); returns whether the last line needs its newline."""
+def check_write(session: Session, *, force: bool = False, clock: float | None = None) -> bool:
+    """Guards 2-5 (see the module docstring) on a session the caller has just re-read. Raises
+    what refuses the write; returns whether the file's last line needs its newline first (pass
+    it on to :func:`append_entries`)."""
     path = session.path
     if path == "<memory>":
         raise WriteError("an in-memory session has no file to write")
@@ -150,6 +155,7 @@ def _check(session: Session, *, force: bool, clock: float | None) -> bool:
             f"{path} ends with a cut-off line that is not valid JSON (a writer stopped in the "
             "middle of it); use --force to end that line and append after it"
         )
+    edit.remove_stale_temps(os.path.dirname(path))
     return ending != "ended"
 
 
@@ -163,6 +169,19 @@ def migrate(session: Session) -> bool:
     return True
 
 
+def append_entries(
+    session: Session, entries: list[dict[str, Any]], *, end_line: bool = False
+) -> edit.FileState:
+    """The write itself, after :func:`check_write` (and :func:`migrate`): the entries as whole
+    lines in one write, only onto the file exactly as the session last read it; remembered as
+    pitui's own write. The session is not re-read (the caller follows the file)."""
+    lines = [dump_entry(entry) for entry in entries]
+    expect = edit.FileState(edit.session_inode(session), session.end_offset)
+    state = edit.append_lines(session.path, lines, expect, end_line=end_line)
+    journal.remember_write(session.path)
+    return state
+
+
 def append(
     session: Session, build: Build, *, force: bool = False, clock: float | None = None
 ) -> Written:
@@ -170,16 +189,12 @@ def append(
     module docstring). ``build`` runs after the re-read and the migration, so the entries it
     makes hold ids unique in the file and parents that exist."""
     session.refresh()
-    end_line = _check(session, force=force, clock=clock)
-    edit.remove_stale_temps(os.path.dirname(session.path))
+    end_line = check_write(session, force=force, clock=clock)
     migrated = migrate(session)
     if migrated:
         end_line = False  # the rewrite ended every line
     entries = build(session)
-    lines = [dump_entry(entry) for entry in entries]
-    expect = edit.FileState(edit.session_inode(session), session.end_offset)
-    edit.append_lines(session.path, lines, expect, end_line=end_line)
-    journal.remember_write(session.path)
+    append_entries(session, entries, end_line=end_line)
     session.refresh()
     if any(session.by_id.get(entry["id"]) is None for entry in entries):
         raise WriteError(f"{session.path} was replaced while writing; re-open it")

@@ -1,15 +1,15 @@
-"""Every write pitui makes to a session file, in one place (the UI and the commands share it).
+"""The raw writes under :mod:`pitui.core.actions` (which holds every guard): appends, rewrites,
+new files, ids, and the entries pi would write.
 
 The discipline (format §9, brief "Never lose or corrupt a user's session"):
 
-- an append is one ``os.write`` of whole lines on an ``O_APPEND`` descriptor, and only when the file
-  still ends with ``\\n`` (otherwise pi is in the middle of a line: never glue onto it);
-- a rewrite (migrating a v1/v2 file before its first append) goes to a temp file in the same folder,
-  is fsynced, keeps the original's mode, replaces the original by rename, then the folder is
+- an append is one ``os.write`` of whole lines on an ``O_APPEND`` descriptor, onto the file
+  exactly as the caller last read it (inode and size), and only after a newline: the caller says
+  when the last line is complete and only lacks its newline, which then goes into the same write;
+- a rewrite (migrating a v1/v2 file before its first append) goes to a temp file in the same folder
+  (locked while it is written, so that a leftover of a killed rewrite can be told from a running
+  one), is fsynced, keeps the original's mode, replaces the original by rename, then the folder is
   fsynced;
-- the session is re-read (``Session.refresh``) before every write, so a write is computed from what
-  is on disk now; a file that grew in the last few seconds is being written by pi, and a write to it
-  needs ``force=True``;
 - ids are 8 lowercase hex chars, unique in the file; timestamps are ISO with milliseconds and ``Z``.
 """
 
@@ -312,12 +312,6 @@ def check_writable(session: Session, *, force: bool = False, clock: float | None
         )
 
 
-def fresh(session: Session) -> Session:
-    """Re-read what changed on disk before computing a write (the file may have grown)."""
-    session.refresh()
-    return session
-
-
 def migrate_file(session: Session) -> None:
     """Rewrite a v1/v2 file as version 3 (atomic), as pi does before writing (format §4.3)."""
     if session.original_version >= 3:
@@ -476,34 +470,6 @@ def has_assistant(entries: Iterable[dict[str, Any]]) -> bool:
         ):
             return True
     return False
-
-
-def append_owned_entries(
-    session: Session,
-    entries: list[dict[str, Any]],
-    *,
-    last_write: FileState | None,
-    force: bool = False,
-) -> FileState:
-    """:func:`append_entries` for a writer that keeps a file across writes (the SessionManager).
-
-    The file is re-read first. A file still exactly as this writer left it (``last_write``: same
-    inode and size) is not "busy", however recent its modification time: the writer itself was
-    the last to write it. Anything else goes through :func:`check_writable`. Returns the file's
-    state after the write, to pass as ``last_write`` next time.
-    """
-    result = session.refresh()
-    if result.kind == "replaced":
-        last_write = None
-    current = file_state(session.path)
-    if last_write is None or current != last_write or session.pending:
-        check_writable(session, force=force)
-    migrate_file(session)
-    expect = FileState(session_inode(session), session.end_offset)
-    state = append_lines(session.path, [dump_entry(entry) for entry in entries], expect)
-    if session.refresh().kind == "replaced":
-        raise WriteError(f"{session.path} was replaced while writing; re-open it")
-    return state
 
 
 def first_flush(path: str, header: dict[str, Any], entries: list[dict[str, Any]]) -> FileState:

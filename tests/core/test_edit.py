@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 import pytest
 
-from pitui.core import edit
+from pitui.core import actions, edit
 from pitui.core.context import build_session_context
 from pitui.core.models import dump_entry, dump_header
 from pitui.core.session import Session
@@ -120,57 +120,7 @@ def _session_file(tmp_path: Path, *entries: dict[str, Any], name: str = "s.jsonl
     return path
 
 
-def test_append_owned_entries_is_not_busy_for_its_own_writes(tmp_path: Path) -> None:
-    path = _session_file(tmp_path, user("u", None), assistant("a", "u"))
-    session = Session.open(path)
-    state = edit.append_owned_entries(
-        session, [entry("custom", "c1", "a", customType="t")], last_write=None
-    )
-    # written a moment ago, but by this writer: the next append is not refused
-    state = edit.append_owned_entries(
-        session, [entry("custom", "c2", "c1", customType="t")], last_write=state
-    )
-    assert state == edit.file_state(str(path))
-    assert [m.uid for m in session.entries] == ["u", "a", "c1", "c2"]
-    # without the proof of ownership, the fresh file is taken to be pi's
-    with pytest.raises(edit.FileBusyError, match=r"written \d+\.\ds ago"):
-        edit.append_owned_entries(
-            session, [entry("custom", "c3", "c2", customType="t")], last_write=None
-        )
-
-
-def test_append_owned_entries_refuses_after_someone_else_wrote(tmp_path: Path) -> None:
-    path = _session_file(tmp_path, user("u", None), assistant("a", "u"))
-    session = Session.open(path)
-    state = edit.append_owned_entries(
-        session, [entry("custom", "c1", "a", customType="t")], last_write=None
-    )
-    with open(path, "ab") as handle:  # pi appends a line right now
-        handle.write(dump_entry(user("pi1", "c1", t=9)))
-    with pytest.raises(edit.FileBusyError):
-        edit.append_owned_entries(
-            session, [entry("custom", "c2", "c1", customType="t")], last_write=state
-        )
-    state = edit.append_owned_entries(
-        session, [entry("custom", "c2", "c1", customType="t")], last_write=state, force=True
-    )
-    assert [m.uid for m in session.entries] == ["u", "a", "c1", "pi1", "c2"]
-
-
-def test_append_owned_entries_never_glues_onto_a_half_written_line(tmp_path: Path) -> None:
-    path = _session_file(tmp_path, user("u", None))
-    with open(path, "ab") as handle:
-        handle.write(b'{"type":"message","id":"half"')
-    before = path.read_bytes()
-    session = Session.open(path, final=False)
-    with pytest.raises(edit.FileBusyError):
-        edit.append_owned_entries(
-            session, [entry("custom", "c", "u", customType="t")], last_write=None, force=True
-        )
-    assert path.read_bytes() == before
-
-
-def test_append_owned_entries_migrates_a_v1_file_first(tmp_path: Path) -> None:
+def test_an_append_migrates_a_v1_file_first(tmp_path: Path) -> None:
     v1_header = {"type": "session", "id": "legacy", "timestamp": ts(0), "cwd": "/p"}
     first = {"type": "message", "timestamp": ts(1), "message": {"role": "user", "content": "a"}}
     second = {"type": "message", "timestamp": ts(2), "message": {"role": "hookMessage",
@@ -181,8 +131,7 @@ def test_append_owned_entries_migrates_a_v1_file_first(tmp_path: Path) -> None:
     inode = os.stat(path).st_ino
     session = Session.open(path)
     ids = [m.uid for m in session.entries]
-    label = edit.label_entry(session, session.entries[0], "start")
-    edit.append_owned_entries(session, [label], last_write=None)
+    actions.append(session, lambda s: [edit.label_entry(s, s.entries[0], "start")])
     lines = _lines(path)
     assert lines[0]["version"] == 3
     assert [line["id"] for line in lines[1:3]] == ids  # the ids pitui showed are the ones written
@@ -200,9 +149,8 @@ def test_version_trap_file_is_not_rewritten_without_force(tmp_path: Path) -> Non
     _old(path)
     before = path.read_bytes()
     session = Session.open(path)
-    label = edit.label_entry(session, session.entries[0], "x")
     with pytest.raises(edit.WriteError, match="linearize"):
-        edit.append_owned_entries(session, [label], last_write=None)
+        actions.append(session, lambda s: [edit.label_entry(s, s.entries[0], "x")])
     assert path.read_bytes() == before
 
 
@@ -315,14 +263,15 @@ def test_concurrent_pi_appends_and_pitui_labels_never_mix_lines(tmp_path: Path) 
     try:
         session = Session.open(path)
         while writer.poll() is None or len(ours) < 20:
-            edit.fresh(session)
-            label = edit.label_entry(session, session.by_id["u"], f"L{len(ours)}")
+            text = f"L{len(ours)}"
             try:
-                edit.append_entries(session, [label], force=True)
+                written = actions.append(
+                    session, lambda s, t=text: [edit.label_entry(s, s.by_id["u"], t)], force=True
+                )
             except edit.FileBusyError:
                 refused += 1  # the file moved under us: nothing written, try again
                 continue
-            ours.append(label["id"])
+            ours.append(written.entry_id)
     finally:
         writer.wait(timeout=120)
     assert writer.returncode == 0
