@@ -155,8 +155,23 @@ def check_write(session: Session, *, force: bool = False, clock: float | None = 
             f"{path} ends with a cut-off line that is not valid JSON (a writer stopped in the "
             "middle of it); use --force to end that line and append after it"
         )
-    edit.remove_stale_temps(os.path.dirname(path))
+    _remove_stale_temps(os.path.dirname(path))
     return ending != "ended"
+
+
+# when this process last looked for stale temp files in each folder (time.monotonic())
+_temps_checked: dict[str, float] = {}
+
+
+def _remove_stale_temps(folder: str) -> None:
+    """:func:`edit.remove_stale_temps`, at most once a minute per folder: a temp file must be a
+    minute old to be stale, so looking more often finds nothing more (and a folder of thousands
+    of sessions costs milliseconds to list, at every append of a library user)."""
+    now = time.monotonic()
+    if now - _temps_checked.get(folder, -edit.STALE_TEMP_SECONDS) < edit.STALE_TEMP_SECONDS:
+        return
+    _temps_checked[folder] = now
+    edit.remove_stale_temps(folder)
 
 
 def migrate(session: Session) -> bool:
@@ -293,7 +308,7 @@ def extract(session: Session, uid: str, output: str | None = None) -> edit.Extra
     if leaf is None:
         raise WriteError(f"entry {uid} is no longer in the file")
     folder = os.path.dirname(os.path.abspath(output)) if output else os.path.dirname(session.path)
-    edit.remove_stale_temps(folder)
+    _remove_stale_temps(folder)
     extracted = edit.extract_branch(session, leaf, output)
     journal.remember_write(extracted.path)
     return extracted
@@ -304,7 +319,7 @@ def create_file(
 ) -> None:
     """A new session file with its header and entries, written at once (pi's first flush):
     exclusively, or over a ``blank`` file only while it is still blank."""
-    edit.remove_stale_temps(os.path.dirname(path))
+    _remove_stale_temps(os.path.dirname(path))
     if blank:
         edit.initialize_blank_file(path, header, entries)
     else:

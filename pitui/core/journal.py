@@ -92,16 +92,31 @@ def _read(path: str) -> bytes:
 # ------------------------------------------------------------------------------- own writes
 
 
-def _load_own(folder: str) -> dict[str, list[int | float]]:
+def _parse_own(data: bytes) -> dict[str, list[int | float]]:
     try:
-        value = orjson.loads(_read(os.path.join(folder, OWN_WRITES)) or b"{}")
+        value = orjson.loads(data or b"{}")
     except orjson.JSONDecodeError:
-        return {}
+        return {}  # a write cut short: the records are only a help
     return value if isinstance(value, dict) else {}
 
 
+def _open_own(flags: int) -> int:
+    folder = str(data_dir())
+    if flags & os.O_CREAT:
+        os.makedirs(folder, exist_ok=True)
+    return os.open(os.path.join(folder, OWN_WRITES), flags, 0o600)
+
+
+def _read_fd(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 1 << 16):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def remember_write(path: str) -> None:
-    """Note that pitui has just written ``path``: its state now is pitui's own."""
+    """Note that pitui has just written ``path``: its state now is pitui's own. (Rewritten in
+    place under a lock: a temp file and a rename cost more than the append they follow.)"""
     try:
         stat = os.stat(path)
     except OSError:
@@ -109,18 +124,24 @@ def remember_write(path: str) -> None:
     key, signature = _key(path), _signature(stat)
     _memory[key] = signature
     now = time.time()
-    with contextlib.suppress(OSError), _locked() as folder:
-        if folder is None:
-            return
-        records = {
-            name: record
-            for name, record in _load_own(folder).items()
-            if isinstance(record, list)
-            and len(record) == 5
-            and now - float(record[4]) < OWN_WRITE_KEEP_SECONDS
-        }
-        records[key] = [*signature, now]
-        _replace(os.path.join(folder, OWN_WRITES), orjson.dumps(records))
+    with contextlib.suppress(OSError):
+        fd = _open_own(os.O_RDWR | os.O_CREAT)
+        try:
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            records = {
+                name: record
+                for name, record in _parse_own(_read_fd(fd)).items()
+                if isinstance(record, list)
+                and len(record) == 5
+                and now - float(record[4]) < OWN_WRITE_KEEP_SECONDS
+            }
+            records[key] = [*signature, now]
+            data = orjson.dumps(records)
+            os.pwrite(fd, data, 0)
+            os.ftruncate(fd, len(data))
+        finally:
+            os.close(fd)
 
 
 def written_by_pitui(path: str, stat: os.stat_result) -> bool:
@@ -128,7 +149,18 @@ def written_by_pitui(path: str, stat: os.stat_result) -> bool:
     key, signature = _key(path), _signature(stat)
     if _memory.get(key) == signature:
         return True
-    record = _load_own(str(data_dir())).get(key)
+    try:
+        fd = _open_own(os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_SH)
+        record = _parse_own(_read_fd(fd)).get(key)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
     return isinstance(record, list) and tuple(record[:4]) == signature
 
 
