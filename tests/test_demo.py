@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import os
+import re
 import struct
 import time
 import zlib
@@ -31,8 +33,29 @@ from pitui.demo import (
     read_demo_store,
     write_demo_store,
 )
+from pitui.demo.builder import Builder
+from pitui.demo.chat import MODELS
+from pitui.demo.scenario import Player, Scenario, ScenarioError, load_scenarios
 
 BASE = 1_741_790_000.0  # 2025-03-12T14:33:20Z
+# Every byte of the store built for BASE (and every session file's modification time). A change
+# to a scenario, the builder or pi's writer shows here: when it is meant, bump GENERATOR_VERSION,
+# regenerate the screenshots (scripts/screenshots.py) and pin the new digest.
+STORE_DIGEST = "ac32489c576397ba857832b08393e24fb8e16103c80ce49ddeadb51b6a5034df"
+
+
+def store_digest(agent: Path) -> str:
+    """sha256 of every file's name, bytes (the store's own path written ``<agent>``, as forks
+    name their parents by absolute path) and, for sessions, modification time in ms."""
+    digest = hashlib.sha256()
+    for path in sorted(agent.rglob("*")):
+        if not path.is_file():
+            continue
+        data = path.read_bytes().replace(str(agent).encode(), b"<agent>")
+        mtime = round(path.stat().st_mtime * 1000) if path.suffix == ".jsonl" else 0
+        digest.update(f"{path.relative_to(agent)}\0{len(data)}\0{mtime}\0".encode())
+        digest.update(data)
+    return digest.hexdigest()
 
 
 def snapshot(agent: Path) -> dict[str, bytes]:
@@ -77,6 +100,18 @@ def everything(demo: DemoStore) -> dict[Path, list[dict[str, Any]]]:
 
 
 # ------------------------------------------------------------------------------ the files
+
+
+def test_the_store_for_a_fixed_clock_is_pinned(demo: DemoStore) -> None:
+    assert store_digest(demo.agent_dir) == STORE_DIGEST
+
+
+def test_one_data_file_per_session(demo: DemoStore) -> None:
+    scenarios = load_scenarios()
+    assert len(scenarios) == demo.sessions
+    names = [s.name for s in scenarios]
+    assert len(set(names)) == len(names) and names[0] == "webapp-pagination"
+    assert all(s.source.endswith(".toml") and s.steps for s in scenarios)
 
 
 def test_the_store_is_modest(demo: DemoStore, built: tuple[DemoStore, float]) -> None:
@@ -363,3 +398,57 @@ def test_a_damaged_store_is_replaced() -> None:
     store = ensure_demo_store(base_time=BASE)
     assert not (agent / "sessions" / "junk.txt").exists()
     assert len(session_files(agent)) == store.sessions
+
+
+# ------------------------------------------------------------------------------ scenario data
+
+
+def play(tmp_path: Path, *steps: dict[str, Any]) -> None:
+    builder = Builder(tmp_path / "agent", BASE)
+    chat = builder.start(
+        PROJECTS[0], ago=3600, model=MODELS["claude-haiku-4-5"], thinking="off", files={}
+    )
+    Player(Scenario("test", "99-test.toml", {}, {}, list(steps)), chat).play()
+
+
+@pytest.mark.parametrize(
+    ("steps", "message"),
+    [
+        ([{"user": "hi", "think": 3}], "99-test.toml: step 1: user takes no 'think'"),
+        ([{"user": "hi"}, {"say": "a", "user": "b"}], "step 2: one action wanted"),
+        ([{"thinking": "hm"}], "step 1: one action wanted, not []"),
+        ([{"user": "hi"}, {"label": "x", "on": "nowhere"}], "no earlier step is marked 'nowhere'"),
+        ([{"run": [{"read": "a", "limit": 1, "glob": "*"}]}], "step 1: not a tool call"),
+        ([{"user": "hi"}, {"model": "gpt-4"}], "step 2: model is not one of"),
+    ],
+)
+def test_a_scenario_step_that_cannot_be_played_is_named(
+    tmp_path: Path, steps: list[dict[str, Any]], message: str
+) -> None:
+    with pytest.raises(ScenarioError, match=re.escape(message)):
+        play(tmp_path, *steps)
+
+
+def test_marks_name_entries_and_going_back_restores_the_files(tmp_path: Path) -> None:
+    builder = Builder(tmp_path / "agent", BASE)
+    chat = builder.start(
+        PROJECTS[0], ago=3600, model=MODELS["claude-haiku-4-5"], thinking="off", files={}
+    )
+    steps: list[dict[str, Any]] = [
+        {"mark": "asked", "user": "write a file"},
+        {"write": "a.txt", "content": "one"},
+        {"mark": "wrote", "say": "done"},
+        {"back_to": "asked"},
+        {"read": "a.txt"},
+    ]
+    marks = Player(Scenario("test", "99-test.toml", {}, {}, steps), chat).play()
+    assert marks["wrote"].files == {"a.txt": "one\n"} and marks["asked"].files == {}
+    view = chat.sm.session
+    asked = view.get(marks["asked"].entry)
+    assert asked is not None and asked.role == "user"
+    # the new branch starts at the mark, and its read finds no file: the workspace is as it
+    # was at "asked"
+    call, result = view.entries[-2:]
+    assert call.role == "assistant" and call.parent_id == marks["asked"].entry
+    message = view.raw(result)["message"]
+    assert message["role"] == "toolResult" and message["isError"]

@@ -31,10 +31,18 @@ def test_wheel_contains_styles_and_marker(wheel: Path) -> None:
     styles = {Path(n).name for n in names if n.startswith("pitui/styles/")}
     assert {"base.tcss", "picker.tcss", "session.tcss", "modals.tcss"} <= styles
     assert "pitui/py.typed" in names
+    # the demo's conversations are data files of the package
+    scenarios = [n for n in names if n.startswith("pitui/demo/scenarios/") and n.endswith(".toml")]
+    assert len(scenarios) == len(list((REPO / "pitui/demo/scenarios").glob("*.toml"))) >= 25
+    assert {"pitui/demo/workspaces/webapp.toml", "pitui/demo/images/favicon.png"} <= names
     assert not any(n.startswith("tests/") for n in names)
 
 
-def test_installed_command_runs(wheel: Path, tmp_path: Path) -> None:
+def test_installed_command_runs(
+    wheel: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a PYTHONPATH naming a checkout would make the venv import pitui from there, not the wheel
+    monkeypatch.delenv("PYTHONPATH", raising=False)
     env_dir = tmp_path / "venv"
     # the dependencies come from this interpreter; only pitui itself is installed from the wheel
     venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
@@ -58,3 +66,15 @@ def test_installed_command_runs(wheel: Path, tmp_path: Path) -> None:
     found = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, cwd=tmp_path)
     assert found.returncode == 0, found.stderr
     assert str(env_dir) in found.stdout
+    # the demo store is built from the installed package's data files
+    probe = (
+        "import sys, pitui.demo; from pathlib import Path; "
+        "print(pitui.demo.__file__, pitui.demo.write_demo_store(Path(sys.argv[1]), 1.7e9).sessions)"
+    )
+    built = subprocess.run(
+        [str(python), "-c", probe, str(tmp_path / "agent")], capture_output=True, text=True,
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert built.returncode == 0, built.stderr
+    module, sessions = built.stdout.split()
+    assert module.startswith(str(env_dir)) and int(sessions) >= 25
