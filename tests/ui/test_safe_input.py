@@ -63,3 +63,29 @@ async def test_an_edited_hostile_name_is_saved_as_shown() -> None:
         await pilot.press("enter")
         await pilot.pause()
     assert app.result == [input_safe(HOSTILE)[:-3].strip()]  # (trimmed, as pi does)
+
+
+def test_every_line_break_becomes_a_space() -> None:
+    # Issue 21 §3: a newline alone was not "unsafe", so a name with one kept it, and the dialog
+    # drew the text after it outside its box.
+    for text in ("two\nlines", "two\rlines", "two\r\nlines", "two\u2028lines", "two\x85lines"):
+        assert input_safe(text) == "two lines", repr(text)
+
+
+async def test_a_prefilled_name_with_a_newline_is_one_line_in_the_dialog() -> None:
+    app = Host(TextInputModal("Rename Session", value="first line\nsecond line"))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        field = app.screen.query_one(SafeInput)
+        assert field.value == "first line second line"
+
+
+async def test_a_multi_line_paste_arrives_whole_on_one_line() -> None:
+    app = Host()
+    async with app.run_test() as pilot:
+        field = app.query_one(SafeInput)
+        field.focus()
+        field.post_message(events.Paste("fix the\nparser\r\nbug"))
+        await pilot.pause()
+        assert field.value == "fix the parser bug"
+        assert field.cursor_position == len(field.value)
