@@ -70,7 +70,17 @@ async def shoot(name: str, app: PituiApp, steps: Steps) -> Path:
         await settle(app, pilot, 1)
         svg = OUT / f"{name}.svg"
         app.save_screenshot(filename=svg.name, path=str(OUT))
+    preserve_spaces(svg)
     return svg
+
+
+def preserve_spaces(svg: Path) -> None:
+    """Mark the picture's white space as significant (SVG's ``xml:space``): rsvg-convert moves
+    a span's leading space to the end of the span before it otherwise, so the PNG showed
+    ``useCallbackis the right one.  useCallback`` where the terminal shows the spaces right."""
+    text = svg.read_text(encoding="utf-8")
+    if 'xml:space="preserve"' not in text:
+        svg.write_text(text.replace("<svg ", '<svg xml:space="preserve" ', 1), encoding="utf-8")
 
 
 def to_png(svg: Path) -> None:
