@@ -19,7 +19,7 @@ import pytest
 
 from pitui.core import paths
 from pitui.core.context import build_session_context
-from pitui.core.isotime import parse_iso_ms
+from pitui.core.js import parse_iso_ms
 from pitui.core.session import Session
 from pitui.core.store import Store, age_text
 from pitui.demo import (

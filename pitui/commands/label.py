@@ -30,7 +30,7 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from pitui.core import actions
-    from pitui.core.jstext import js_trim
+    from pitui.core.js import js_trim
     from pitui.core.manager import find_entry, find_session
     from pitui.core.session import Session
 

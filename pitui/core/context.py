@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pitui.core.isotime import parse_iso_ms
+from pitui.core.js import parse_iso_ms
 from pitui.core.session import EntryMeta, Session
 
 Leaf = str | None | Literal["default"]

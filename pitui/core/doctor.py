@@ -35,8 +35,8 @@ from typing import Any, Literal
 
 import orjson
 
+from pitui.core.js import JS_WHITESPACE, js_trim, js_truthy
 from pitui.core.jsonl import BOM, Buffer, open_buffer, parse_json_line
-from pitui.core.jstext import JS_WHITESPACE, js_trim
 from pitui.core.pools import one_process_per_file, pool_context
 from pitui.core.problems import Problem, ProblemKind
 from pitui.core.session import (
@@ -589,20 +589,10 @@ def _first_value(buf: Buffer, *, old: bool) -> _Head | None:
         value, kind, _ = parse_json_line(raw)
         if kind is ProblemKind.MALFORMED or kind is ProblemKind.TRUNCATED:
             continue
-        if not old and _js_falsy(value):
+        if not old and not js_truthy(value):
             continue  # 1.x: `if (entry) entries.push(entry)`
         return _Head(number, start, end, value)
     return None
-
-
-def _js_falsy(value: Any) -> bool:
-    """JavaScript's falsy JSON values: null, false, 0, "" (an empty object or array is truthy)."""
-    return (
-        value is None
-        or value is False
-        or value == ""
-        or (type(value) in (int, float) and not value)
-    )
 
 
 def _describe(value: Any) -> str:
@@ -733,7 +723,7 @@ def _junk_leaf(
     """A JSON value that is not an object after the last entry: pi keeps such values as entries,
     so it becomes pi's leaf (and the session opens with an empty context)."""
     last = session.entries[-1].line if session.entries else 0
-    after = [(line, v) for line, v in values if line > last and not (skip_falsy and _js_falsy(v))]
+    after = [(line, v) for line, v in values if line > last and (js_truthy(v) or not skip_falsy)]
     return after[-1] if after else None
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import Any
 
-from pitui.core.jstext import normalize_session_name
+from pitui.core.js import normalize_session_name
 from pitui.core.models import dump_entry, dump_header
 from pitui.core.problems import ProblemKind
 from pitui.core.session import EntryMeta, Session

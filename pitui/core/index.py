@@ -42,7 +42,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pitui.core.jstext import JS_WHITESPACE, js_trim
+from pitui.core.js import JS_WHITESPACE, js_trim
 from pitui.core.record import Record
 
 if TYPE_CHECKING:

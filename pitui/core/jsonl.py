@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from pitui.core.jstext import js_trim
+from pitui.core.js import js_trim
 from pitui.core.problems import Problem, ProblemKind
 
 BOM = b"\xef\xbb\xbf"

@@ -52,8 +52,8 @@ from pitui.core import actions, edit
 from pitui.core.context import ModelRef
 from pitui.core.context import build_context_entries as _context_entries
 from pitui.core.context import build_session_context as _session_context
+from pitui.core.js import normalize_session_name
 from pitui.core.jsonl import open_buffer
-from pitui.core.jstext import normalize_session_name
 from pitui.core.models import (
     Entry,
     Message,

@@ -37,8 +37,7 @@ from pydantic import (
 )
 from pydantic_core.core_schema import SerializerFunctionWrapHandler
 
-from pitui.core.isotime import parse_iso_ms
-from pitui.core.jstext import js_trim
+from pitui.core.js import js_string, js_trim, js_truthy, json_number
 
 __all__ = [
     "AssistantMessage",
@@ -87,15 +86,12 @@ __all__ = [
     "dump_header",
     "dump_json_line",
     "is_user_or_assistant_with_content",
-    "js_number",
-    "js_truthy",
     "message_text",
     "order_entry_keys",
     "order_header_keys",
     "parse_content",
     "parse_entry",
     "parse_header",
-    "parse_iso_ms",
     "parse_message",
     "to_raw",
 ]
@@ -568,7 +564,7 @@ class LabelEntry(_EntryBase):
         """The label value as text for display (``""`` stays ``""``); None when absent or null."""
         if self.label is None:
             return None
-        return self.label if isinstance(self.label, str) else _js_string_of(self.label)
+        return self.label if isinstance(self.label, str) else js_string(self.label)
 
 
 class SessionInfoEntry(_EntryBase):
@@ -814,39 +810,6 @@ def is_user_or_assistant_with_content(message: Any) -> bool:
     return False
 
 
-def js_truthy(value: Any) -> bool:
-    """JavaScript truthiness of a JSON value: "", 0, false, null and absent are false."""
-    if value is None or value is False:
-        return False
-    if isinstance(value, str):
-        return value != ""
-    if isinstance(value, int | float):
-        return value == value and value != 0  # NaN and 0 are falsy
-    return True  # objects and arrays, even empty ones
-
-
-def _js_string_of(value: Any) -> str:
-    """``String(value)`` for a JSON value (used to display a non-string label)."""
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return js_number(value)
-    if isinstance(value, list):
-        return ",".join("" if item is None else _js_string_of(item) for item in value)
-    if isinstance(value, dict):
-        return "[object Object]"
-    return str(value)
-
-
-# ------------------------------------------------------------------------------------------------
-# Timestamps
-
-# The ECMAScript date-time string format (what `new Date(s)` parses without falling back to
-# engine-specific heuristics), with V8's tolerance of a space or lower-case t/z.
 # ------------------------------------------------------------------------------------------------
 # Writing: pi's exact bytes (format §9.4, §9.5)
 
@@ -913,45 +876,6 @@ def order_header_keys(header: Mapping[str, Any]) -> dict[str, Any]:
     return _ordered(header, _HEADER_ORDER)
 
 
-def js_number(value: float) -> str:
-    """``JSON.stringify`` of a number: shortest round-trip digits in JavaScript's notation.
-
-    Python's ``repr`` and JavaScript both print the shortest digit string that round-trips (the
-    closest one on ties), so only the layout differs: JavaScript uses plain notation for
-    1e-7 <= |x| < 1e21, no ``.0`` on integral values, and ``e+``/``e-`` exponents otherwise.
-    """
-    if value != value or value in (float("inf"), float("-inf")):
-        return "null"
-    if value == 0:
-        return "0"  # -0 too
-    text = repr(float(value))
-    sign = ""
-    if text[0] == "-":
-        sign, text = "-", text[1:]
-    mantissa, _, exp_text = text.partition("e")
-    exponent = int(exp_text) if exp_text else 0
-    int_part, _, frac_part = mantissa.partition(".")
-    if int_part == "0":
-        stripped = frac_part.lstrip("0")
-        point = exponent - (len(frac_part) - len(stripped))  # value = 0.<digits> * 10**point
-        digits = stripped.rstrip("0")
-    else:
-        point = len(int_part) + exponent
-        digits = (int_part + frac_part).rstrip("0")
-    count = len(digits)
-    if count <= point <= 21:
-        body = digits + "0" * (point - count)
-    elif 0 < point <= 21:
-        body = digits[:point] + "." + digits[point:]
-    elif -6 < point <= 0:
-        body = "0." + "0" * -point + digits
-    else:
-        exp = point - 1
-        body = digits[0] + ("." + digits[1:] if count > 1 else "") + ("e+" if exp >= 0 else "e-")
-        body += str(abs(exp))
-    return sign + body
-
-
 _INT64_MIN: Final = -(2**63)
 _UINT64_MAX: Final = 2**64 - 1
 
@@ -974,7 +898,7 @@ def _js_numbers(obj: Any) -> Any:
         magnitude = abs(obj)
         if 1e-4 <= magnitude < 1e16 and not obj.is_integer():
             return obj
-        return orjson.Fragment(js_number(obj).encode())
+        return orjson.Fragment(json_number(obj).encode())
     if kind is int and not _INT64_MIN <= obj <= _UINT64_MAX:
         return orjson.Fragment(str(obj).encode())
     return obj
@@ -1030,7 +954,7 @@ def _js_scalar(obj: Any) -> str:
     if isinstance(obj, int):
         return str(int(obj))
     if isinstance(obj, float):
-        return js_number(float(obj))
+        return json_number(float(obj))
     raise TypeError(f"{type(obj).__name__} is not JSON serializable")
 
 

@@ -26,9 +26,8 @@ from typing import Any, Literal
 import orjson
 
 from pitui.core import migrate
-from pitui.core.isotime import parse_iso_ms
+from pitui.core.js import JS_WHITESPACE, js_trim, label_text, parse_iso_ms
 from pitui.core.jsonl import Buffer, LineReader, open_buffer, parse_json_line, read_line_at
-from pitui.core.jstext import JS_WHITESPACE, js_trim, js_truthy_label
 from pitui.core.problems import Problem, ProblemKind
 
 # The one-pass loader (False: the plain reference loader, which tests compare it with).
@@ -152,7 +151,7 @@ class EntryMeta:
     @property
     def label(self) -> str | None:
         """The label a label entry sets (``None``: it clears)."""
-        return js_truthy_label(self._field(("label",), 1))
+        return label_text(self._field(("label",), 1))
 
     @property
     def name(self) -> str | None:

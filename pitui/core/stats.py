@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from typing import TYPE_CHECKING, Any, Literal
 
-from pitui.core.isotime import parse_iso_ms
+from pitui.core.js import parse_iso_ms
 from pitui.core.pools import close_pool, one_process_per_file, pool_context
 from pitui.core.session import Session, SessionError
 

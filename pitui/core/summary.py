@@ -23,7 +23,6 @@ from __future__ import annotations
 import gc
 import io
 import itertools
-import math
 import os
 import re
 from collections.abc import Callable, Iterable
@@ -31,8 +30,16 @@ from typing import Any
 
 import orjson
 
+from pitui.core.js import (
+    MAX_DATE_MS,
+    iso_from_ms,
+    js_date_ms,
+    js_join,
+    js_trim,
+    label_text,
+    utf16_len,
+)
 from pitui.core.jsonl import BOM, parse_json_line
-from pitui.core.jstext import js_trim, js_truthy_label
 from pitui.core.migrate import header_version
 from pitui.core.record import Record
 
@@ -44,13 +51,10 @@ __all__ = [
     "SessionInfo",
     "SummaryState",
     "dump_json",
-    "iso_from_ms",
-    "js_date_ms",
     "listing_element",
     "load_json",
     "message_text",
     "summarise_file",
-    "utf16_length",
 ]
 
 # allMessagesText kept per session for search (characters). pi searches all of it; past this
@@ -61,62 +65,10 @@ NO_MESSAGES = "(no messages)"
 # Files are read in chunks (no mmap: a file truncated while mapped would kill the process with
 # SIGBUS); a line longer than a chunk is gathered across chunks.
 CHUNK_SIZE = 4 * 1024 * 1024
-# JavaScript Date range (TimeClip): beyond it `new Date(x)` is an Invalid Date.
-_MAX_DATE_MS = 8.64e15
 # Bytes before the parsed offset remembered to notice a file rewritten in place.
 _SEAM = 64
 # Bytes of the first line hashed to notice a replaced file (a header line is far shorter).
 _HEAD_MAX = 64 * 1024
-
-
-# ------------------------------------------------------------------------------------------------
-# JavaScript values as pi's listing sees them
-
-
-def utf16_length(text: str) -> int:
-    """``text.length`` in JavaScript: UTF-16 code units (a non-BMP character counts 2)."""
-    if text.isascii():
-        return len(text)
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
-
-
-def _js_string(value: Any) -> str:
-    """``String(value)`` as ``Array.prototype.join`` applies it (null/undefined → "")."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return _js_number(value)
-    if isinstance(value, list):
-        return ",".join(_js_string(item) for item in value)
-    return "[object Object]"
-
-
-def _js_number(value: float) -> str:
-    """``String(number)``: shortest round-trip digits, JavaScript's exponent rules."""
-    if value != value:
-        return "NaN"
-    if value in (math.inf, -math.inf):
-        return "Infinity" if value > 0 else "-Infinity"
-    if value.is_integer() and abs(value) < 1e21:
-        return str(int(value))
-    text = repr(value)
-    if "e" not in text:
-        return text
-    mantissa, exponent_text = text.split("e")
-    exponent = int(exponent_text)
-    if -7 < exponent < 21:  # JavaScript writes these positionally
-        from decimal import Decimal
-
-        return format(Decimal(text), "f")
-    return f"{mantissa}e{'+' if exponent > 0 else '-'}{abs(exponent)}"
 
 
 def message_text(content: Any) -> str:
@@ -131,15 +83,11 @@ def message_text(content: Any) -> str:
     if type(content) is not list:
         return ""
     texts = [
-        _js_string(block.get("text"))
+        block.get("text")
         for block in content
         if type(block) is dict and block.get("type") == "text"
     ]
-    return " ".join(texts)
-
-
-_ISO_FAST = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)\.(\d{3})Z", re.ASCII)
-_DAYS_BEFORE_MONTH = (0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334)
+    return js_join(texts, " ")
 
 
 def dump_json(value: Any) -> bytes:
@@ -161,79 +109,6 @@ def load_json(data: bytes) -> Any:
         import json
 
         return json.loads(data)
-
-
-def _days_from_civil(year: int, month: int, day: int) -> int:
-    year -= month <= 2
-    era = year // 400  # Python's // floors: no adjustment for negative years
-    yoe = year - era * 400
-    doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
-    return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
-
-
-def _iso_ms(text: str) -> float | None:
-    """``new Date(text).getTime()``: pi's own format is parsed here, anything else by
-    :func:`pitui.core.models.parse_iso_ms` (imported only then: it brings pydantic along)."""
-    match = _ISO_FAST.fullmatch(text)
-    if match is not None:
-        year, month, day, hour, minute, second, millis = map(int, match.groups())
-        leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
-        if (
-            1 <= month <= 12
-            and 1 <= day <= (29 if month == 2 and leap else (31, 28, 31, 30, 31, 30, 31, 31, 30,
-                                                             31, 30, 31)[month - 1])
-            and hour <= 23
-            and minute <= 59
-            and second <= 59
-        ):  # fmt: skip
-            days = _days_from_civil(year, month, day)
-            return float(((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millis)
-    from pitui.core.models import parse_iso_ms
-
-    value = parse_iso_ms(text)
-    return None if value is None else float(value)
-
-
-def js_date_ms(value: Any) -> float | None:
-    """``new Date(value).getTime()`` for a JSON value; ``None`` for an Invalid Date (NaN)."""
-    if isinstance(value, str):
-        ms = _iso_ms(value)
-    elif value is None or value is False:
-        ms = 0.0
-    elif value is True:
-        ms = 1.0
-    elif type(value) in (int, float):
-        ms = float(value)
-    else:
-        return None
-    if ms is None or not math.isfinite(ms) or abs(ms) > _MAX_DATE_MS:
-        return None
-    return float(math.trunc(ms)) + 0.0  # TimeClip: toward zero, and -0 becomes 0
-
-
-def iso_from_ms(ms: float) -> str:
-    """``new Date(ms).toISOString()``: ``2025-03-15T15:54:32.595Z``; ±YYYYYY years outside
-    0…9999, as JavaScript writes them."""
-    whole = int(ms)
-    days, rem = divmod(whole, 86_400_000)
-    # civil from days (Howard Hinnant's algorithm): any year, proleptic Gregorian
-    z = days + 719468
-    era = z // 146097
-    doe = z - era * 146097
-    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
-    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
-    mp = (5 * doy + 2) // 153
-    day = doy - (153 * mp + 2) // 5 + 1
-    month = mp + 3 if mp < 10 else mp - 9
-    year = yoe + era * 400 + (month <= 2)
-    hours, rem = divmod(rem, 3_600_000)
-    minutes, rem = divmod(rem, 60_000)
-    seconds, millis = divmod(rem, 1000)
-    sign = "" if 0 <= year <= 9999 else "-" if year < 0 else "+"
-    year_text = f"{sign}{abs(year):06d}" if sign else f"{year:04d}"
-    return (
-        f"{year_text}-{month:02d}-{day:02d}T{hours:02d}:{minutes:02d}:{seconds:02d}.{millis:03d}Z"
-    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -547,7 +422,7 @@ class SummaryState:
                         value: Any
                         if type(stamp) is int or type(stamp) is float:
                             # pi takes any number; one outside Date's range is an Invalid Date
-                            value = stamp if -_MAX_DATE_MS <= stamp <= _MAX_DATE_MS else None
+                            value = stamp if -MAX_DATE_MS <= stamp <= MAX_DATE_MS else None
                         else:
                             value = js_date_ms(get("timestamp"))
                         if value is not None:
@@ -567,7 +442,7 @@ class SummaryState:
                             try:
                                 text = " ".join(pieces)
                             except TypeError:
-                                text = " ".join(map(_js_string, pieces))
+                                text = js_join(pieces, " ")
                         else:
                             text = ""
                         if text:
@@ -646,7 +521,7 @@ class SummaryState:
         elif etype == "label":
             target = obj.get("targetId")
             if isinstance(target, str):
-                label = js_truthy_label(obj.get("label"))
+                label = label_text(obj.get("label"))
                 if label is None:
                     self.labels.pop(target, None)  # set again later, it moves last (pi's map)
                 else:
@@ -655,7 +530,7 @@ class SummaryState:
     def _add_text(self, text: str) -> None:
         if self.text_length:  # texts are never empty, so a length means one came before
             self.text_length += 1
-        self.text_length += len(text) if text.isascii() else utf16_length(text)
+        self.text_length += len(text) if text.isascii() else utf16_len(text)
         if not self.texts:
             return
         room = SEARCH_TEXT_CAP - self.text_chars

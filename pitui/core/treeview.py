@@ -36,8 +36,20 @@ from itertools import accumulate, compress, repeat
 from operator import add, attrgetter
 from typing import Any, Final, Literal, NamedTuple
 
-from pitui.core.jstext import JS_WHITESPACE, js_trim
-from pitui.core.models import dump_json_line, js_number, parse_iso_ms
+from pitui.core.js import (
+    JS_WHITESPACE,
+    UNDEFINED,
+    js_join,
+    js_number_string,
+    js_string,
+    js_to_number,
+    js_trim,
+    js_truthy,
+    parse_iso_ms,
+    utf16_len,
+    utf16_slice,
+)
+from pitui.core.models import dump_json_line
 from pitui.core.paths import shorten_home
 from pitui.core.session import EntryMeta, Session
 
@@ -211,7 +223,6 @@ def _kind(meta: EntryMeta) -> int:
 # JavaScript string behaviour the row texts depend on
 
 _CONTROL_TO_SPACE: Final = {c: " " for c in (*range(0x20), *range(0x7F, 0xA0))}
-_ABSENT: Final[Any] = object()
 _NEWLINE_TAB: Final = str.maketrans("\n\t", "  ")
 _WS_TO_SPACE: Final = str.maketrans({ch: " " for ch in JS_WHITESPACE})  # query split (JS \s)
 
@@ -219,60 +230,6 @@ _WS_TO_SPACE: Final = str.maketrans({ch: " " for ch in JS_WHITESPACE})  # query 
 def _spaces_for_controls(text: str) -> str:
     """§3.5 pitui: every C0, DEL and C1 control becomes a space."""
     return text.translate(_CONTROL_TO_SPACE) if not text.isprintable() else text
-
-
-def _js_len(text: str) -> int:
-    """``text.length`` in JavaScript: UTF-16 code units."""
-    if text.isascii():
-        return len(text)
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
-
-
-def _js_slice(text: str, units: int) -> str:
-    """``text.slice(0, units)`` in UTF-16 code units (a pair cut in half is dropped)."""
-    head = text[:units]
-    if head.isascii() or not head or max(head) <= "\uffff":
-        return head
-    used = 0
-    for index, ch in enumerate(text):
-        used += 2 if ord(ch) > 0xFFFF else 1
-        if used > units:
-            return text[:index]
-    return text
-
-
-def _js_string(value: Any) -> str:
-    """``String(value)`` / template interpolation for a JSON value (``_ABSENT`` = undefined)."""
-    if value is _ABSENT:
-        return "undefined"
-    if value is None:
-        return "null"
-    if isinstance(value, str):
-        return value
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, int | float):
-        return js_number(float(value)) if isinstance(value, float) else str(value)
-    if isinstance(value, list):
-        return ",".join("" if item is None else _js_string(item) for item in value)
-    return "[object Object]"
-
-
-def _js_join(parts: Iterable[Any]) -> str:
-    """``[...].join(" ")``: undefined and null become empty strings."""
-    return " ".join("" if p is None or p is _ABSENT else _js_string(p) for p in parts)
-
-
-def _truthy(value: Any) -> bool:
-    if value is None or value is False or value is _ABSENT:
-        return False
-    if isinstance(value, str):
-        return value != ""
-    if isinstance(value, int | float):
-        return value == value and value != 0
-    return True
 
 
 def _normalize(text: str) -> str:
@@ -296,26 +253,7 @@ def _content_text(content: Any) -> str:
 
 
 def _content_200(content: Any) -> str:
-    return _js_slice(_content_text(content), 200)
-
-
-def _numeric(value: Any) -> float | None:
-    """JavaScript ``Number(value)`` for the values tool arguments hold; None = NaN."""
-    if value is None:
-        return 0.0
-    if value is True or value is False:
-        return float(value)
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
-        text = js_trim(value)
-        if not text:
-            return 0.0
-        try:
-            return float(text)
-        except ValueError:
-            return None
-    return None
+    return utf16_slice(_content_text(content), 200)
 
 
 def format_tool_call(name: Any, arguments: Any, home: str | None = None) -> str:
@@ -323,38 +261,36 @@ def format_tool_call(name: Any, arguments: Any, home: str | None = None) -> str:
     args = arguments if isinstance(arguments, dict) else {}
 
     def arg(key: str) -> Any:
-        return args.get(key, _ABSENT)
+        return args.get(key, UNDEFINED)
 
     def first(*keys: str, default: str = "") -> str:
         for key in keys:
             value = arg(key)
-            if _truthy(value):
-                return _js_string(value)
+            if js_truthy(value):
+                return js_string(value)
         return default
 
     def short(path: str) -> str:
         return shorten_home(path, home)
 
-    tool = _js_string(name) if name is not None else "undefined"
+    tool = js_string(name) if name is not None else "undefined"
     if name == "read":
         display = short(first("path", "file_path"))
         offset, limit = arg("offset"), arg("limit")
-        if offset is not _ABSENT or limit is not _ABSENT:
-            start: Any = 1 if offset is _ABSENT or offset is None else offset
-            display += f":{_js_string(start)}"
-            if limit is not _ABSENT:
-                start_n, limit_n = _numeric(start), _numeric(limit)
-                if start_n is not None and limit_n is not None and isinstance(start, int | float):
-                    end = start_n + limit_n - 1
-                    if end and not math.isnan(end):
-                        display += f"-{js_number(end)}"
+        if offset is not UNDEFINED or limit is not UNDEFINED:
+            start: Any = 1 if offset is UNDEFINED or offset is None else offset
+            display += f":{js_string(start)}"
+            if limit is not UNDEFINED and isinstance(start, int | float):
+                end = js_to_number(start) + js_to_number(limit) - 1
+                if end and not math.isnan(end):
+                    display += f"-{js_number_string(end)}"
         return f"[read: {display}]"
     if name in ("write", "edit"):
         return f"[{name}: {short(first('path', 'file_path'))}]"
     if name == "bash":
         raw = first("command")
-        command = _js_slice(js_trim(raw.translate(_NEWLINE_TAB)), 50)
-        return f"[bash: {command}{'...' if _js_len(raw) > 50 else ''}]"
+        command = utf16_slice(js_trim(raw.translate(_NEWLINE_TAB)), 50)
+        return f"[bash: {command}{'...' if utf16_len(raw) > 50 else ''}]"
     if name == "grep":
         return f"[grep: /{first('pattern')}/ in {short(first('path', default='.'))}]"
     if name == "find":
@@ -365,18 +301,18 @@ def format_tool_call(name: Any, arguments: Any, home: str | None = None) -> str:
         compact = dump_json_line(arguments).decode("utf-8", "replace")[:-1]
     except TypeError:
         compact = "{}"
-    cut = _js_slice(compact, 40)
-    return f"[{tool}: {cut}{'...' if _js_len(compact) > 40 else ''}]"
+    cut = utf16_slice(compact, 40)
+    return f"[{tool}: {cut}{'...' if utf16_len(compact) > 40 else ''}]"
 
 
 def _compaction_tokens(value: Any) -> str:
     """``Math.round(tokensBefore / 1000)``: half rounds up (12500 → 13), as JavaScript does."""
-    number = _numeric(value) if value is not _ABSENT else None
-    if number is None or math.isnan(number):
+    number = js_to_number(value)
+    if math.isnan(number):
         return "NaN"
     if math.isinf(number):
         return "Infinity" if number > 0 else "-Infinity"
-    return str(math.floor(number / 1000 + 0.5))
+    return js_number_string(math.floor(number / 1000 + 0.5))
 
 
 def format_label_time(timestamp: str | None, now: datetime | None = None) -> str | None:
@@ -422,35 +358,35 @@ def searchable_text(obj: dict[str, Any]) -> str:
     if etype == "message":
         message = obj.get("message")
         if isinstance(message, dict):
-            role = message.get("role", _ABSENT)
+            role = message.get("role", UNDEFINED)
             parts.append(role)
             content = message.get("content")
-            if _truthy(content):
+            if js_truthy(content):
                 parts.append(_content_200(content))
-            if role == "bashExecution" and _truthy(message.get("command")):
+            if role == "bashExecution" and js_truthy(message.get("command")):
                 parts.append(message.get("command"))
     elif etype == "custom_message":
-        parts.append(obj.get("customType", _ABSENT))
+        parts.append(obj.get("customType", UNDEFINED))
         content = obj.get("content")
         parts.append(content if isinstance(content, str) else _content_200(content))
     elif etype == "compaction":
         parts.append("compaction")
     elif etype == "branch_summary":
-        parts.extend(("branch summary", obj.get("summary", _ABSENT)))
+        parts.extend(("branch summary", obj.get("summary", UNDEFINED)))
     elif etype == "session_info":
         parts.append("title")
-        if _truthy(obj.get("name")):
+        if js_truthy(obj.get("name")):
             parts.append(obj.get("name"))
     elif etype == "model_change":
-        parts.extend(("model", obj.get("modelId", _ABSENT)))
+        parts.extend(("model", obj.get("modelId", UNDEFINED)))
     elif etype == "thinking_level_change":
-        parts.extend(("thinking", obj.get("thinkingLevel", _ABSENT)))
+        parts.extend(("thinking", obj.get("thinkingLevel", UNDEFINED)))
     elif etype == "custom":
-        parts.extend(("custom", obj.get("customType", _ABSENT)))
+        parts.extend(("custom", obj.get("customType", UNDEFINED)))
     elif etype == "label":
         label = obj.get("label")
         parts.extend(("label", "" if label is None else label))
-    return _js_join(parts)
+    return js_join(parts, " ")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -900,11 +836,13 @@ class TreeView:
         if etype == "custom_message":
             text = _content_text(obj.get("content"))
             return [
-                TextPart(f"[{_js_string(obj.get('customType', _ABSENT))}]: ", "customMessageLabel"),
+                TextPart(
+                    f"[{js_string(obj.get('customType', UNDEFINED))}]: ", "customMessageLabel"
+                ),
                 TextPart(_normalize(text)),
             ]
         if etype == "compaction":
-            tokens = _compaction_tokens(obj.get("tokensBefore", _ABSENT))
+            tokens = _compaction_tokens(obj.get("tokensBefore", UNDEFINED))
             return [TextPart(f"[compaction: {tokens}k tokens]", "borderAccent")]
         if etype == "branch_summary":
             summary = obj.get("summary")
@@ -913,20 +851,20 @@ class TreeView:
                 TextPart(_normalize(summary) if isinstance(summary, str) else ""),
             ]
         if etype == "model_change":
-            return [TextPart(f"[model: {_js_string(obj.get('modelId', _ABSENT))}]", "dim")]
+            return [TextPart(f"[model: {js_string(obj.get('modelId', UNDEFINED))}]", "dim")]
         if etype == "thinking_level_change":
-            level = _js_string(obj.get("thinkingLevel", _ABSENT))
+            level = js_string(obj.get("thinkingLevel", UNDEFINED))
             return [TextPart(f"[thinking: {level}]", "dim")]
         if etype == "custom":
-            return [TextPart(f"[custom: {_js_string(obj.get('customType', _ABSENT))}]", "dim")]
+            return [TextPart(f"[custom: {js_string(obj.get('customType', UNDEFINED))}]", "dim")]
         if etype == "label":
             label = obj.get("label")
-            shown = "(cleared)" if label is None else _js_string(label)
+            shown = "(cleared)" if label is None else js_string(label)
             return [TextPart(f"[label: {shown}]", "dim")]
         if etype == "session_info":
             name = obj.get("name")
-            if _truthy(name):
-                return [TextPart(f"[title: {_js_string(name)}]", "dim")]
+            if js_truthy(name):
+                return [TextPart(f"[title: {js_string(name)}]", "dim")]
             return [
                 TextPart("[title: ", "dim"),
                 TextPart("empty", "dim", True),
@@ -935,7 +873,7 @@ class TreeView:
         return [TextPart(f"[{meta.type}]", "dim")]
 
     def _message_parts(self, meta: EntryMeta, message: dict[str, Any]) -> list[TextPart]:
-        role = message.get("role", _ABSENT)
+        role = message.get("role", UNDEFINED)
         if role == "user":
             return [
                 TextPart("user: ", "accent"),
@@ -950,19 +888,19 @@ class TreeView:
                 return [head, TextPart("(aborted)", "muted")]
             error = message.get("errorMessage")
             if isinstance(error, str) and error:
-                return [head, TextPart(_js_slice(_normalize(error), 80), "error")]
+                return [head, TextPart(utf16_slice(_normalize(error), 80), "error")]
             return [head, TextPart("(no content)", "muted")]
         if role == "toolResult":
             call = self._tool_call_for(meta, message.get("toolCallId"))
             if call is not None:
                 return [TextPart(format_tool_call(call[0], call[1], self.home), "muted")]
             name = message.get("toolName")
-            return [TextPart(f"[{'tool' if name is None else _js_string(name)}]", "muted")]
+            return [TextPart(f"[{'tool' if name is None else js_string(name)}]", "muted")]
         if role == "bashExecution":
             command = message.get("command")
             text = _normalize(command) if isinstance(command, str) else ""
             return [TextPart(f"[bash]: {text}", "dim")]
-        return [TextPart(f"[{_js_string(role)}]", "dim")]
+        return [TextPart(f"[{js_string(role)}]", "dim")]
 
     def _tool_call_for(self, meta: EntryMeta, call_id: Any) -> tuple[Any, Any] | None:
         """(name, arguments) of the assistant toolCall a toolResult answers, anywhere in the file.

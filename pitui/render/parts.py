@@ -27,7 +27,7 @@ from rich.style import Style, StyleType
 from rich.syntax import Syntax
 from rich.text import Text
 
-from pitui.core.models import js_number, parse_iso_ms
+from pitui.core.js import json_number, parse_iso_ms
 from pitui.render.safe_text import (
     MARKER_STYLE,
     safe_text,
@@ -592,7 +592,7 @@ def format_count(value: object) -> str:
         return "?"
     if isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")):
-            return js_number(value)
+            return json_number(value)
         if not value.is_integer():
             return f"{value:,.1f}"
         value = int(value)

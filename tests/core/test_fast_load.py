@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pitui.core import session as session_module
-from pitui.core.jstext import JS_WHITESPACE
+from pitui.core.js import JS_WHITESPACE
 from pitui.core.session import NO_PARENT_KEY, EntryMeta, Session, SessionError
 from tests.conftest import FIXTURES
 from tests.core.sessiondata import HEADER, chain, jsonl, ts, user

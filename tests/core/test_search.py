@@ -12,26 +12,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pitui.core.js import JS_WHITESPACE, js_lower, js_trim, utf16_len, utf16_units
+from pitui.core.jsregex import compile_js_regex, js_regex_search
 from pitui.core.search import (
-    JS_WHITESPACE,
     Row,
     SortMode,
     Token,
     clear_search_cache,
-    compile_js_regex,
     display_title,
     filter_and_sort,
     fuzzy_score,
     has_name,
-    js_lower,
-    js_regex_search,
-    js_trim,
     named_filter,
     parse_query,
     score,
     searchable_text,
-    utf16_len,
-    utf16_units,
 )
 
 MIN = 60_000

@@ -20,13 +20,12 @@ from typing import Any
 
 import pytest
 
+from pitui.core.js import js_lower
+from pitui.core.jsregex import compile_js_regex, js_regex_search
 from pitui.core.search import (
     SortMode,
-    compile_js_regex,
     filter_and_sort,
     fuzzy_score,
-    js_lower,
-    js_regex_search,
     parse_query,
     score,
     searchable_text,

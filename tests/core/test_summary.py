@@ -10,9 +10,8 @@ from typing import Any
 
 import orjson
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
+from pitui.core.js import utf16_len
 from pitui.core.session import Session
 from pitui.core.summary import (
     NO_MESSAGES,
@@ -21,12 +20,9 @@ from pitui.core.summary import (
     SessionInfo,
     SummaryState,
     dump_json,
-    iso_from_ms,
-    js_date_ms,
     load_json,
     message_text,
     summarise_file,
-    utf16_length,
 )
 from tests.conftest import CORPORA, FIXTURES, fixture_sessions
 from tests.core.sessiondata import HEADER, assistant, chain, entry, jsonl, ts, user
@@ -81,7 +77,7 @@ def test_fixture_list_record_matches_pi(path: Path, expected: dict[str, Any]) ->
     assert {key: got[key] for key in LIST_KEYS} == {key: expected[key] for key in LIST_KEYS}
     assert info.text_length == expected["allMessagesTextLength"]
     assert info.all_messages_text is not None
-    assert utf16_length(info.all_messages_text) == expected["allMessagesTextLength"]
+    assert utf16_len(info.all_messages_text) == expected["allMessagesTextLength"]
     assert sha256_js(info.all_messages_text) == expected["allMessagesTextSha256"]
 
 
@@ -356,48 +352,6 @@ def test_branch_count_counts_leaves(tmp_path: Path) -> None:
     assert info.branch_count == 1
 
 
-# ------------------------------------------------------------------------------ times
-
-
-@pytest.mark.parametrize(
-    ("value", "expected"),
-    [
-        ("2025-03-15T15:54:32.595Z", 1742054072595.0),
-        ("2025-03-15T15:54:32Z", 1742054072000.0),  # not pi's format: models.parse_iso_ms
-        ("2025-03-15", 1741996800000.0),
-        ("2025-02-30T00:00:00.000Z", None),
-        ("garbage", None),
-        (1.9, 1.0),
-        (-1.9, -1.0),
-        (8.64e15, 8.64e15),
-        (8.64e15 + 1, None),
-        (None, 0.0),
-        (True, 1.0),
-        ([], None),
-    ],
-)
-def test_js_date_ms(value: Any, expected: float | None) -> None:
-    assert js_date_ms(value) == expected
-
-
-@pytest.mark.parametrize(
-    ("ms", "text"),
-    [
-        (0, "1970-01-01T00:00:00.000Z"),
-        (1742054072595, "2025-03-15T15:54:32.595Z"),
-        (-1, "1969-12-31T23:59:59.999Z"),
-        (253402300800000, "+010000-01-01T00:00:00.000Z"),
-        (-62198755200000, "-000001-01-01T00:00:00.000Z"),
-        (8.64e15, "+275760-09-13T00:00:00.000Z"),
-    ],
-)
-def test_iso_from_ms(ms: float, text: str) -> None:
-    assert iso_from_ms(ms) == text
-
-
-@given(st.integers(min_value=-62135596800000, max_value=253402300799999))
-def test_iso_round_trip(ms: int) -> None:
-    assert js_date_ms(iso_from_ms(ms)) == ms
 
 
 # ------------------------------------------------------------------------------ incremental

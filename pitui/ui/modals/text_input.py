@@ -10,7 +10,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from pitui.core.jstext import js_trim
+from pitui.core.js import js_trim
 from pitui.ui.widgets.safe_input import SafeInput, input_safe
 
 

@@ -29,7 +29,7 @@ from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from pitui.core import trash
-from pitui.core.jstext import js_trim
+from pitui.core.js import js_trim
 from pitui.core.paths import shorten_home
 from pitui.core.search import Row, has_name
 from pitui.core.search import display_title as core_display_title

@@ -40,7 +40,7 @@ from textual.worker import get_current_worker
 from pitui.config import Settings
 from pitui.core import edit
 from pitui.core.context import build_session_context
-from pitui.core.isotime import parse_iso_ms
+from pitui.core.js import parse_iso_ms
 from pitui.core.models import dump_entry
 from pitui.core.paths import shorten_home
 from pitui.core.problems import ProblemKind
