@@ -27,7 +27,7 @@ from pitui.core.summary import SessionInfo
 PAGE_SIZE = 150  # rows kept: more than the tallest terminal shows
 NEWEST_NAMED = 8  # sessions read for a first page when none is kept
 NEWEST_NAMED_MAX_BYTES = 2 * 1024 * 1024  # (a big session is left to the listing)
-_FORMAT = 1
+_FORMAT = 2  # 2: tokens by pi's rule (core/facts.py)
 
 
 def first_page_path(cache_dir: Path, key: str) -> Path:

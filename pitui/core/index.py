@@ -67,7 +67,7 @@ __all__ = [
 
 INDEX_FILE = "index.sqlite3"
 # (the brief column is in marshal's format: another format version rebuilds the index)
-SCHEMA_VERSION = f"7-{marshal.version}"
+SCHEMA_VERSION = f"8-{marshal.version}"  # 8: tokens by pi's rule (core/facts.py)
 BUSY_TIMEOUT_MS = 5000
 # Characters of one message body given to the full-text index (a 10 MB tool output is cut).
 FTS_BODY_CAP = 256 * 1024

@@ -20,12 +20,13 @@ import time
 from bisect import insort
 from collections.abc import Iterable, Iterator
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import orjson
 
 from pitui.core import migrate
+from pitui.core.facts import Stats, tally
 from pitui.core.js import JS_WHITESPACE, js_trim, label_text, parse_iso_ms
 from pitui.core.jsonl import Buffer, LineReader, open_buffer, parse_json_line, read_line_at
 from pitui.core.problems import Problem, ProblemKind
@@ -191,10 +192,6 @@ class EntryMeta:
 
 def _str_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) else None
-
-
-def _num(value: Any) -> float:
-    return float(value) if type(value) in (int, float) else 0.0
 
 
 def _usage(value: Any) -> Any:
@@ -585,36 +582,6 @@ def _scan(
     part.line_no = line_no + 1
     part.pending = pending
     return part
-
-
-@dataclass(slots=True)
-class Stats:
-    """Message counts and spend over a set of entries (a branch, or the whole file)."""
-
-    entries: int = 0
-    messages: int = 0
-    by_role: dict[str, int] = field(default_factory=dict)
-    input_tokens: float = 0.0
-    output_tokens: float = 0.0
-    cache_read_tokens: float = 0.0
-    cache_write_tokens: float = 0.0
-    total_tokens: float = 0.0
-    cost: float = 0.0
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "entries": self.entries,
-            "messages": self.messages,
-            "byRole": dict(self.by_role),
-            "tokens": {
-                "input": int(self.input_tokens),
-                "output": int(self.output_tokens),
-                "cacheRead": int(self.cache_read_tokens),
-                "cacheWrite": int(self.cache_write_tokens),
-                "total": int(self.total_tokens),
-            },
-            "cost": self.cost,
-        }
 
 
 # How many of the last bytes read refresh() compares to tell an in-place rewrite from growth.
@@ -1221,22 +1188,7 @@ class Session:
 
     def stats(self, metas: Iterable[EntryMeta] | None = None) -> Stats:
         """Counts and spend over ``metas`` (default: the whole file, every branch)."""
-        stats = Stats()
-        by_role = stats.by_role
-        for meta in self.entries if metas is None else metas:
-            stats.entries += 1
-            if meta.role is not None:
-                stats.messages += 1
-                by_role[meta.role] = by_role.get(meta.role, 0) + 1
-            usage = meta.usage
-            if usage is not None:
-                stats.input_tokens += _num(usage[0])
-                stats.output_tokens += _num(usage[1])
-                stats.cache_read_tokens += _num(usage[2])
-                stats.cache_write_tokens += _num(usage[3])
-                stats.total_tokens += _num(usage[4])
-                stats.cost += _num(usage[5])
-        return stats
+        return tally(self.entries if metas is None else metas)
 
     # ------------------------------------------------------------------ whole entries
 

@@ -3,8 +3,8 @@
 What is counted (format §6.2): every ``message`` entry is a message; tokens and cost come from
 every entry that carries a usage (assistant messages, and [new] tool results, compactions, branch
 summaries and ``usage`` entries). Messages inside a compaction's ``retainedTail`` are copies and
-are never counted. A usage whose ``totalTokens`` is missing (old, partial usage objects) counts
-the sum of its four parts instead.
+are never counted. Tokens follow pi's rule (:mod:`pitui.core.facts`): the sum of the four parts,
+``totalTokens`` is not read.
 
 Forks are not counted twice. pi's ``forkFrom`` copies every entry of the source verbatim, and
 ``/fork`` (``createBranchedSession``) and ``pitui extract`` copy the branch's entries with their ids
@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from typing import TYPE_CHECKING, Any, Literal
 
+from pitui.core.facts import Usage, model_text, usage_numbers
 from pitui.core.js import parse_iso_ms
 from pitui.core.pools import close_pool, one_process_per_file, pool_context
 from pitui.core.session import Session, SessionError
@@ -65,12 +66,6 @@ Progress = Callable[[int, int], None]  # (files read, files in all)
 # Below this many bytes, a process pool costs more than it saves (as in the store).
 POOL_MIN_BYTES = 16 * 1024 * 1024
 _TASK_FILES = 16
-
-Usage = tuple[float, float, float, float, float, float]  # input, output, cR, cW, total, cost
-
-
-def _num(value: Any) -> float:
-    return float(value) if type(value) in (int, float) else 0.0
 
 
 def entry_key(
@@ -112,18 +107,6 @@ class FileScan:
         return (float("inf") if millis is None else float(millis), self.path)
 
 
-def _usage(raw: Any) -> Usage:
-    inp, out, read, write, total, cost = raw
-    inp, out, read, write = _num(inp), _num(out), _num(read), _num(write)
-    total = float(total) if type(total) in (int, float) else inp + out + read + write
-    return (inp, out, read, write, total, _num(cost))
-
-
-def _model_name(provider: Any, model: Any) -> str | None:
-    if isinstance(model, str) and model:
-        return f"{provider}/{model}" if isinstance(provider, str) and provider else model
-    return provider if isinstance(provider, str) and provider else None
-
 
 def scan_session(session: Session) -> FileScan:
     """The records of an open session, in file order."""
@@ -132,12 +115,12 @@ def scan_session(session: Session) -> FileScan:
     for meta in session.entries:
         own: str | None = None
         if meta.type == "model_change" or (meta.type == "message" and meta.role == "assistant"):
-            own = _model_name(meta.provider, meta.model)
+            own = model_text(meta.provider, meta.model)
             if own is not None:
                 current = own
         elif meta.type == "usage" and meta.usage is not None:
             raw = session.raw(meta)
-            own = _model_name(raw.get("provider"), raw.get("model"))
+            own = model_text(raw.get("provider"), raw.get("model"))
         is_message = meta.type == "message"
         if not is_message and meta.usage is None:
             continue
@@ -147,7 +130,7 @@ def scan_session(session: Session) -> FileScan:
                 is_message=is_message,
                 role=meta.role,
                 model=own or current,
-                usage=_usage(meta.usage) if meta.usage is not None else None,
+                usage=usage_numbers(meta.usage) if meta.usage is not None else None,
                 timestamp=meta.timestamp,
             )
         )
@@ -207,8 +190,8 @@ class Tally:
             self.output_tokens += usage[1]
             self.cache_read_tokens += usage[2]
             self.cache_write_tokens += usage[3]
-            self.total_tokens += usage[4]
-            self.cost += usage[5]
+            self.total_tokens += usage[0] + usage[1] + usage[2] + usage[3]
+            self.cost += usage[4]
 
     def to_json(self) -> dict[str, Any]:
         return {

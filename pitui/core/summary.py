@@ -65,6 +65,8 @@ NO_MESSAGES = "(no messages)"
 # Files are read in chunks (no mmap: a file truncated while mapped would kill the process with
 # SIGBUS); a line longer than a chunk is gathered across chunks.
 CHUNK_SIZE = 4 * 1024 * 1024
+# The usage parts whose sum is a message's tokens (pi's rule: see core/facts.py).
+_TOKEN_PARTS = ("input", "output", "cacheRead", "cacheWrite")
 # Bytes before the parsed offset remembered to notice a file rewritten in place.
 _SEAM = 64
 # Bytes of the first line hashed to notice a replaced file (a header line is far shorter).
@@ -453,12 +455,14 @@ class SummaryState:
                     usage = get("usage")
                 elif etype == "session_info" or etype == "label":
                     self._other(etype, obj)
-                # session totals: the same sums, in the same order, as Session.stats()
+                # session totals: the same sums, in the same order, as Session.stats() (pi's
+                # token rule, core/facts.py: the four parts, never totalTokens)
                 if type(usage) is dict:
                     uget = usage.get
-                    found_tokens = uget("totalTokens")
-                    if type(found_tokens) is int or type(found_tokens) is float:
-                        tokens += found_tokens
+                    for part in _TOKEN_PARTS:
+                        found_tokens = uget(part)
+                        if type(found_tokens) is int or type(found_tokens) is float:
+                            tokens += found_tokens
                     found_cost = uget("cost")
                     if type(found_cost) is dict:
                         total = found_cost.get("total")

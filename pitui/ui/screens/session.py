@@ -40,11 +40,12 @@ from textual.worker import get_current_worker
 from pitui.config import Settings
 from pitui.core import edit
 from pitui.core.context import build_session_context
+from pitui.core.facts import Stats
 from pitui.core.js import parse_iso_ms
 from pitui.core.models import dump_entry
 from pitui.core.paths import shorten_home
 from pitui.core.problems import ProblemKind
-from pitui.core.session import EntryMeta, Session, SessionError, Stats
+from pitui.core.session import EntryMeta, Session, SessionError
 from pitui.core.treeview import TreeView
 from pitui.core.units import format_bytes
 from pitui.core.watch import (
