@@ -214,8 +214,9 @@ def last_activity_ms(session: Session) -> float | None:
         if not isinstance(message, dict) or "content" not in message:
             continue
         stamp = message.get("timestamp")
-        if type(stamp) in (int, float):
-            value = stamp if -MAX_DATE_MS <= stamp <= MAX_DATE_MS else None
+        value: float | None
+        if isinstance(stamp, int | float) and not isinstance(stamp, bool):
+            value = float(stamp) if -MAX_DATE_MS <= stamp <= MAX_DATE_MS else None
         else:
             value = js_date_ms(meta.timestamp)
         if value is not None and (latest is None or value > latest):
