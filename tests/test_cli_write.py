@@ -404,6 +404,7 @@ def test_rm_bulk_filters(agent: Path, run: Run) -> None:
     }  # fmt: skip
     assert run("rm", "--all", "--match", "re:(")[0] == 2
     assert run("rm", "--empty")[0] == 2  # filters need --all or --cwd
+
     assert run("rm", "--all", "x")[0] == 2
     assert run("rm")[0] == 2
     assert run("rm", "--all", "--older-than", "soon")[0] == 2

@@ -3,10 +3,11 @@
 ``pitui rm PATH|ID-PREFIX...`` trashes the named sessions. ``pitui rm --all|--cwd DIR`` selects
 sessions of every folder or of one folder, narrowed by ``--older-than`` (pi's ``modified``: the
 last user or assistant message, format §12.2), ``--empty`` (no user or assistant text),
-``--max-messages`` and ``--match`` (the picker's search). The selection is listed first, with the
-forks that name each session as their parent; ``--dry-run`` stops there, otherwise the user
-confirms (or passes ``--yes``). Files go to the trash (freedesktop: ``pitui restore`` brings them
-back); a session pi wrote in the last seconds is left alone unless ``--force``.
+``--max-messages`` and ``--match`` (words and phrases found exactly, or ``re:``). The selection
+is listed first, with the forks that name each session as their parent; ``--dry-run`` stops
+there, otherwise the user confirms (or passes ``--yes``). Files go to the trash (freedesktop:
+``pitui restore`` brings them back); a session pi wrote in the last seconds is left alone unless
+``--force``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pitui.commands.common import CommandError, emit_json, out
 from pitui.core.paths import normalize_session_path, shorten_home
 
 if TYPE_CHECKING:
+    from pitui.core.search import Query
     from pitui.core.store import Store
     from pitui.core.summary import SessionInfo
 
@@ -59,7 +61,9 @@ def add_parser(subparsers: Any) -> None:
         "--max-messages", metavar="N", type=_count, help="only sessions with at most N messages"
     )
     parser.add_argument(
-        "--match", metavar="QUERY", help="only sessions the picker's search finds for QUERY"
+        "--match",
+        metavar="QUERY",
+        help='only sessions holding every word and "phrase" of QUERY exactly (or re:REGEX)',
     )
     parser.add_argument("--dry-run", action="store_true", help="list the selection, trash nothing")
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
@@ -142,7 +146,7 @@ def _select(
     args: argparse.Namespace, everything: list[SessionInfo], store: Store
 ) -> list[Candidate]:
     from pitui.core.manager import find_session
-    from pitui.core.search import parse_query, score
+    from pitui.core.search import score
     from pitui.core.store import Store
 
     known = {normalize_session_path(i.path): i for i in everything}
@@ -166,7 +170,7 @@ def _select(
     now_ms = time.time() * 1000
     query = None
     if args.match is not None:
-        query = parse_query(args.match)
+        query = exact_query(args.match)
         store.load_texts(infos)
     selected: list[Candidate] = []
     for info in infos:
@@ -180,6 +184,19 @@ def _select(
             continue
         selected.append(Candidate(info.path, info))
     return selected
+
+
+def exact_query(text: str) -> Query:
+    """The picker's query syntax, without its fuzziness: a selection that trashes must not pick
+    what a subsequence happens to match (``parsePort`` fuzzily found 24 of 37 sessions). Every
+    word and every quoted phrase must appear as it is written (case and runs of white space
+    aside); ``re:PATTERN`` is a regular expression, as in the picker."""
+    from pitui.core.search import Query, Token, parse_query
+
+    parsed = parse_query(text)
+    if parsed.mode == "regex":
+        return parsed
+    return Query("tokens", tuple(Token("phrase", token.value) for token in parsed.tokens))
 
 
 def _link_forks(candidates: list[Candidate], everything: list[SessionInfo]) -> None:

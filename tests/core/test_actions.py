@@ -301,6 +301,41 @@ def test_restore_last_reports_what_it_cannot_give_back(tmp_path: Path) -> None:
     assert paths[0].read_bytes() == b"someone else\n"
 
 
+def test_rm_match_selects_words_exactly_never_fuzzily(run: Run) -> None:
+    """Issue 21 §3: a fuzzy subsequence selected 24 of 37 sessions for `parsePort`."""
+    import json
+
+    from pitui.core.search import score
+
+    folder = sessions_root() / "--p--"
+    texts = {
+        "a": "fix parsePort accepting 0",
+        "b": "parse the port number",  # parsePort as a subsequence only
+        "c": "PARSEPORT in capitals",
+        "d": "nothing alike",
+    }
+    paths = {
+        key: _session_file(
+            folder,
+            jsonl(user("u", None, text), assistant("a", "u", "ok")),
+            name=f"{key}.jsonl",
+        )
+        for key, text in texts.items()
+    }
+
+    def selected(query: str) -> set[str]:
+        code, out, err = run("rm", "--all", "--match", query, "--dry-run", "--json")
+        assert code == 0, err
+        return {Path(s["path"]).stem for s in json.loads(out)["sessions"]}
+
+    assert score("parsePort", texts["b"]) is not None  # what the picker's search finds
+    assert selected("parsePort") == {"a", "c"}
+    assert selected('"parsePort accepting"') == {"a"}
+    assert selected("port parse") == {"a", "b", "c"}  # every word, anywhere
+    assert selected(r"re:parse\s+the") == {"b"}
+    assert all(p.exists() for p in paths.values())
+
+
 # ---------------------------------------------------------------------- resume template
 
 
