@@ -100,6 +100,17 @@ class TextPart:
     italic: bool = False
 
 
+#: Columns a row keeps for its text however deep it is (its prefix is capped: see ``prefix``).
+ROW_TEXT_COLUMNS = 40
+#: The pointer (``› ``) and the active marker (``• ``) a row draws besides its prefix.
+_ROW_MARKS = 4
+
+
+def prefix_cap(width: int) -> int:
+    """The most columns a row's prefix may take when the row is ``width`` columns wide."""
+    return max(7, width - _ROW_MARKS - ROW_TEXT_COLUMNS)
+
+
 class Layout(NamedTuple):
     """Indentation of one visible row (§3.4)."""
 
@@ -743,12 +754,25 @@ class TreeView:
         """On the path from the leaf to its root (independent of filters)."""
         return self._vis[index] <= self._leaf_row
 
-    def prefix(self, index: int) -> str:
-        """The connector and gutter cells of a row (§3.4), 3 characters per display level."""
+    def prefix(self, index: int, cap: int | None = None) -> str:
+        """The connector and gutter cells of a row (§3.4), 3 characters per display level.
+
+        With ``cap``, a prefix longer than ``cap`` characters keeps its innermost levels behind
+        a marker that says how deep the row is (``┊12 ``): in a deep tree every branch point
+        above a row costs 3 columns, and the rows' own text would be all gutters. A prefix that
+        fits is pi's, unchanged."""
         lay = self.layout(index)
         width = self._display_indent(lay)
         if width == 0:
             return ""
+        full = self._prefix_cells(index, lay, width)
+        if cap is None or 3 * width <= cap:
+            return "".join(full)
+        marker = f"┊{width} "
+        keep = max(1, (cap - len(marker)) // 3)
+        return marker + "".join(full[width - keep :])
+
+    def _prefix_cells(self, index: int, lay: Layout, width: int) -> list[str]:
         cells = ["   "] * width
         taken: set[int] = set()
         for position, draw in lay.gutters:
@@ -758,12 +782,13 @@ class TreeView:
         if lay.connector and not lay.virtual_root and width - 1 not in taken:
             fold = "⊞" if self.is_folded(index) else "⊟" if self.is_foldable(index) else "─"
             cells[width - 1] = ("└" if lay.is_last else "├") + fold + " "
-        return "".join(cells)
+        return cells
 
     # -------------------------------------------------------------------------- rows
 
-    def row(self, index: int) -> RowView:
-        """What to draw for visible row ``index``."""
+    def row(self, index: int, width: int | None = None) -> RowView:
+        """What to draw for visible row ``index``; drawn ``width`` columns wide, its prefix is
+        capped so that the row keeps :data:`ROW_TEXT_COLUMNS` for its text (None: pi's)."""
         meta = self.entry(index)
         lay = self.layout(index)
         label = self.session.labels.get(meta.id) if meta.id is not None else None
@@ -776,7 +801,7 @@ class TreeView:
             index=index,
             uid=meta.uid,
             selected=index == self._sel,
-            prefix=self.prefix(index),
+            prefix=self.prefix(index, None if width is None else prefix_cap(width)),
             fold_marker=folded and not (lay.connector and not lay.virtual_root),
             active=self.is_active(index),
             label=_spaces_for_controls(label) if label is not None else None,

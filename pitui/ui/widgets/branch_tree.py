@@ -573,7 +573,7 @@ class BranchTree(ScrollView, can_focus=True):
             )
         if not 0 <= index < tree.count:
             return Strip.blank(width, base)
-        strip = self._render_row(tree.row(index), width, base)
+        strip = self._render_row(tree.row(index, width), width, base)
         self._line_cache[key] = strip
         return strip
 
