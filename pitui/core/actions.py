@@ -40,6 +40,7 @@ from pitui.core import trash as trash_files
 from pitui.core.edit import FileBusyError, WriteError
 from pitui.core.jsonl import parse_json_line
 from pitui.core.models import dump_entry
+from pitui.core.paths import open_regular
 from pitui.core.problems import ProblemKind
 from pitui.core.session import EntryMeta, Session
 
@@ -106,7 +107,7 @@ def _last_line(path: str, size: int) -> Literal["ended", "complete", "cut"]:
     """How the file ends: with a newline, with a whole line that lacks it, or with a cut line."""
     if size == 0:
         return "ended"
-    with open(path, "rb") as handle:
+    with open(open_regular(path), "rb") as handle:
         if os.pread(handle.fileno(), 1, size - 1) == b"\n":
             return "ended"
         tail = b""

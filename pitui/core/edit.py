@@ -31,6 +31,7 @@ from typing import Any
 
 from pitui.core.js import normalize_session_name
 from pitui.core.models import dump_entry, dump_header
+from pitui.core.paths import open_regular
 from pitui.core.problems import ProblemKind
 from pitui.core.session import EntryMeta, Session
 
@@ -499,7 +500,7 @@ _BLANK_LIMIT = 1 << 20
 def is_blank_file(path: str) -> bool:
     """A file of 0 bytes or only ASCII white space (what pi treats as "empty", format §14)."""
     try:
-        with open(path, "rb") as handle:
+        with open(open_regular(path), "rb") as handle:
             data = handle.read(_BLANK_LIMIT + 1)
     except FileNotFoundError:
         return False

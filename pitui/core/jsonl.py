@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from pitui.core.js import js_trim
+from pitui.core.paths import open_regular
 from pitui.core.problems import Problem, ProblemKind
 
 BOM = b"\xef\xbb\xbf"
@@ -139,7 +140,7 @@ class LineReader:
 @contextmanager
 def open_buffer(path: str | os.PathLike[str]) -> Iterator[Buffer]:
     """The file's bytes as a read-only mmap (no copy of a 200 MB file), or ``b""`` when empty."""
-    with open(path, "rb") as handle:
+    with open(open_regular(path), "rb") as handle:  # (a FIFO is refused, never waited on)
         size = os.fstat(handle.fileno()).st_size
         if size == 0:
             yield b""

@@ -41,6 +41,7 @@ from __future__ import annotations
 import builtins
 import os
 import random
+import stat
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -67,7 +68,7 @@ from pitui.core.models import (
     parse_message,
     to_raw,
 )
-from pitui.core.paths import session_dir_for, session_file_name
+from pitui.core.paths import open_regular, session_dir_for, session_file_name
 from pitui.core.session import EntryMeta, Session
 from pitui.core.summary import SessionInfo
 
@@ -202,7 +203,7 @@ def _header_of(path: str) -> dict[str, Any] | None:
     """The header as pi's ``--continue`` sees it (§12.3): the first line, read within 1 MB, must be
     a JSON object with ``type: "session"`` and a string ``id``."""
     try:
-        with open(path, "rb") as handle:
+        with open(open_regular(path), "rb") as handle:
             head = handle.read(_HEADER_SCAN_LIMIT)
     except OSError:
         return None
@@ -288,8 +289,19 @@ def find_session(arg: str, cwd: str | None = None) -> str:
 
     if is_path_argument(arg):
         path = os.path.abspath(os.path.expanduser(arg))
-        if not os.path.isfile(path):
-            raise SessionNotFoundError(f"{arg}: no such session file")
+        try:
+            mode = os.stat(path).st_mode
+        except FileNotFoundError:
+            raise SessionNotFoundError(f"{arg}: no such session file") from None
+        except OSError as exc:
+            raise SessionNotFoundError(f"{arg}: {exc.strerror or exc}") from None
+        if stat.S_ISDIR(mode):
+            raise SessionNotFoundError(f"{arg}: is a folder, not a session file")
+        if not stat.S_ISREG(mode):
+            raise SessionNotFoundError(
+                f"{arg}: not a regular file (a FIFO, a device or a socket); pitui reads only "
+                "session files"
+            )
         return path
     if not arg:
         raise SessionNotFoundError("an empty session id matches nothing")

@@ -6,9 +6,11 @@ to list them; pitui only looks.
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import re
+import stat
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -125,3 +127,24 @@ def shorten_home(path: str, home_dir: str | None = None) -> str:
     if path.startswith(base + "/"):
         return "~" + path[len(base) :]
     return path
+
+
+NOT_REGULAR = "not a regular file (a FIFO, a device or a socket); pitui reads only session files"
+
+
+def open_regular(path: str | os.PathLike[str]) -> int:
+    """A read-only descriptor of ``path``, which must be a regular file. Opened without
+    blocking, so a FIFO named ``*.jsonl`` is refused at once instead of waiting for a writer
+    for ever; raises ``OSError`` (``IsADirectoryError`` for a folder)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "is a directory", os.fspath(path))
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.EINVAL, NOT_REGULAR, os.fspath(path))
+        os.set_blocking(fd, True)  # (regular files never block; keep the usual semantics)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
