@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -60,23 +59,10 @@ def out(text: str) -> None:
     sys.stdout.write(sanitize_plain(text, reveal_invisible=False) + "\n")
 
 
-# JSON escapes C0 itself; C1 controls, line/paragraph separators and bidi controls are valid raw
-# in JSON but some terminals act on them, so they are written as \u escapes too (still valid JSON).
-_UNSAFE_IN_JSON = re.compile("[\u0080-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
-
-
 def json_text(value: Any, *, indent: bool = True) -> str:
-    import orjson  # (here: `pitui list --json` prints stored JSON and never needs it)
+    from pitui.core.safejson import dumps  # (here: `pitui list --json` may never need orjson)
 
-    try:
-        text = orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else 0).decode()
-    except TypeError:
-        # orjson refuses lone surrogates (pi's "\ud83d" escapes): the standard encoder writes
-        # them as \u escapes, which is still valid JSON
-        import json
-
-        text = json.dumps(value, indent=2 if indent else None, ensure_ascii=True)
-    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return dumps(value, indent=indent)
 
 
 def emit_json(value: Any) -> None:

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from typing import Any
 
 from pitui.commands.common import CommandError, out
+from pitui.core.safejson import escape_unsafe_bytes
 
 
 def add_parser(subparsers: Any) -> None:
@@ -51,8 +51,6 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(run=run)
 
 
-# Valid raw in JSON, but some terminals act on them: written as \\u escapes on a terminal.
-_UNSAFE_IN_JSON = re.compile("[\u0080-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -90,8 +88,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _to_stdout(data: bytes, fmt: str) -> None:
     if fmt == "jsonl" and sys.stdout.isatty():
-        text = _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", data.decode("utf-8"))
-        data = text.encode("utf-8")
+        data = escape_unsafe_bytes(data)
     sys.stdout.flush()
     sys.stdout.buffer.write(data)
     sys.stdout.buffer.flush()
