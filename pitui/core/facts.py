@@ -16,6 +16,8 @@ never ``None/claude-…``.
 
 from __future__ import annotations
 
+import math
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -39,7 +41,17 @@ Usage = tuple[float, float, float, float, float]  # input, output, cacheRead, ca
 
 
 def _num(value: Any) -> float:
-    return float(value) if type(value) in (int, float) else 0.0
+    """A usage number as pitui counts it: what is not a finite number (a string, ``1e400``,
+    which JSON reads as infinity, an integer past a float's range) counts 0, so one bad value
+    never makes a total infinite or a session unlistable; the doctor names the field."""
+    if type(value) is float:
+        return value if math.isfinite(value) else 0.0
+    if type(value) is int:
+        return float(value) if -_FLOAT_MAX < value < _FLOAT_MAX else 0.0
+    return 0.0
+
+
+_FLOAT_MAX = int(sys.float_info.max)
 
 
 def usage_numbers(usage: Any) -> Usage:

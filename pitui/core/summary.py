@@ -24,7 +24,7 @@ import gc
 import io
 import itertools
 import os
-import re
+import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -42,6 +42,7 @@ from pitui.core.js import (
 from pitui.core.jsonl import BOM, parse_json_line
 from pitui.core.migrate import header_version
 from pitui.core.record import Record
+from pitui.core.safejson import escape_unsafe_bytes
 
 __all__ = [
     "CHUNK_SIZE",
@@ -65,6 +66,7 @@ NO_MESSAGES = "(no messages)"
 # Files are read in chunks (no mmap: a file truncated while mapped would kill the process with
 # SIGBUS); a line longer than a chunk is gathered across chunks.
 CHUNK_SIZE = 4 * 1024 * 1024
+_FLOAT_MAX = int(sys.float_info.max)
 # The usage parts whose sum is a message's tokens (pi's rule: see core/facts.py).
 _TOKEN_PARTS = ("input", "output", "cacheRead", "cacheWrite")
 # Bytes before the parsed offset remembered to notice a file rewritten in place.
@@ -243,18 +245,6 @@ class SessionInfo:
         return info
 
 
-# Characters valid raw in JSON that some terminals act on (C1 controls, line and paragraph
-# separators, bidi controls), as their UTF-8 bytes: ``pitui list --json`` writes them as \u
-# escapes (``pitui.commands.common.json_text`` does the same on text).
-_UNSAFE_IN_JSON = re.compile(
-    rb"\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8e\x8f\xa8-\xae]|\xe2\x81[\xa6-\xa9]"
-)
-
-
-def _escape_unsafe(match: re.Match[bytes]) -> bytes:
-    return b"\\u%04x" % ord(match.group().decode())
-
-
 def listing_element(info: SessionInfo) -> bytes | None:
     """``info.to_json()`` as one element of the ``pitui list --json`` array, ready to join.
 
@@ -267,7 +257,7 @@ def listing_element(info: SessionInfo) -> bytes | None:
         data = orjson.dumps([info.to_json()], option=orjson.OPT_INDENT_2)
     except orjson.JSONEncodeError:
         return None
-    return _UNSAFE_IN_JSON.sub(_escape_unsafe, data[2:-2])
+    return escape_unsafe_bytes(data[2:-2])
 
 
 # ------------------------------------------------------------------------------------------------
@@ -461,12 +451,19 @@ class SummaryState:
                     uget = usage.get
                     for part in _TOKEN_PARTS:
                         found_tokens = uget(part)
-                        if type(found_tokens) is int or type(found_tokens) is float:
+                        # (facts' rule, inline in this loop: only finite numbers count; x - x
+                        # is 0 for a finite float, NaN for ±inf, and an int past a float's range
+                        # would overflow the sum)
+                        if (type(found_tokens) is float and found_tokens - found_tokens == 0) or (
+                            type(found_tokens) is int and -_FLOAT_MAX < found_tokens < _FLOAT_MAX
+                        ):
                             tokens += found_tokens
                     found_cost = uget("cost")
                     if type(found_cost) is dict:
                         total = found_cost.get("total")
-                        if type(total) is int or type(total) is float:
+                        if (type(total) is float and total - total == 0) or (
+                            type(total) is int and -_FLOAT_MAX < total < _FLOAT_MAX
+                        ):
                             cost += total
         finally:
             self.entries = entries
