@@ -48,11 +48,16 @@ def run(args: argparse.Namespace) -> int:
                 "label": session.labels.get(target_id),
                 "entryId": written.entry_id,
             }
+            if written.original_kept:  # a lossy migration: where the original went
+                report["originalKept"] = written.original_kept
     except (actions.WriteError, LookupError) as exc:
         raise CommandError(str(exc)) from exc
     if args.json:
         emit_json(report)
-    elif report["label"] is None:
+        return 0
+    if written.notice:
+        out(written.notice)
+    if report["label"] is None:
         out(f"cleared the label of {report['targetId']} in {path}")
     else:
         out(f"labelled {report['targetId']} “{report['label']}” in {path}")

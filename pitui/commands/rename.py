@@ -36,11 +36,16 @@ def run(args: argparse.Namespace) -> int:
             written = actions.rename(session, args.name, force=args.force)
             name = session.name
             report = {"path": path, "id": session.id, "name": name, "entryId": written.entry_id}
+            if written.original_kept:  # a lossy migration: where the original went
+                report["originalKept"] = written.original_kept
     except (actions.WriteError, LookupError) as exc:
         raise CommandError(str(exc)) from exc
     if args.json:
         emit_json(report)
-    elif name is None:
+        return 0
+    if written.notice:
+        out(written.notice)
+    if name is None:
         out(f"cleared the name of {path}")
     else:
         out(f"renamed {path} to “{name}”")

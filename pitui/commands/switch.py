@@ -49,9 +49,10 @@ def run(args: argparse.Namespace) -> int:
             plan = actions.plan_switch(session, find_entry(session, args.entry))
             resume_at = plan.resume_at.uid if plan.resume_at is not None else None
             written: str | None = None
+            notice = kept = None
             if not plan.already_there:
                 done = actions.switch(session, resume_at, summary=summary, force=args.force)
-                written = done.entry_id
+                written, notice, kept = done.entry_id, done.notice, done.original_kept
             editor_text = plan.editor_text
             report = {
                 "path": path,
@@ -61,11 +62,15 @@ def run(args: argparse.Namespace) -> int:
                 "written": written is not None,
                 "editorText": editor_text,
             }
+            if kept:  # a lossy migration: where the original went
+                report["originalKept"] = kept
     except (actions.WriteError, LookupError) as exc:
         raise CommandError(str(exc)) from exc
     if args.json:
         emit_json(report)
         return 0
+    if notice:
+        out(notice)
     if written is None:
         out(f"already at this point: pi resumes {path} there; nothing written")
     else:

@@ -17,7 +17,10 @@ The guards of an append (:func:`append`), in the order they apply:
 4. a file without format version that already holds a tree is refused unless forced (pi would
    linearize it);
 5. temp files that killed rewrites left in the folder are removed;
-6. a v1/v2 file is migrated to version 3 by an atomic rewrite, as pi does before writing;
+6. a v1/v2 file is migrated to version 3 by an atomic rewrite, as pi does before writing; a
+   migration that would drop or change lines (malformed, cut or invalid UTF-8 lines, a second
+   header, a number too big for JSON: pi drops them too when it opens the file) is refused unless
+   forced, and then a copy of the original goes to the trash first;
 7. a complete last line without its newline (tools that join lines with ``\\n``) gets it in the
    same single write as the entries; a cut last line (it does not parse, the file is quiet) only
    when forced;
@@ -29,7 +32,10 @@ forcing would help) with a one-line message; nothing is written then.
 
 from __future__ import annotations
 
+import contextlib
+import math
 import os
+import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -46,6 +52,7 @@ from pitui.core.session import EntryMeta, Session
 
 __all__ = [
     "FileBusyError",
+    "MigrationLossError",
     "Restored",
     "SwitchPlan",
     "TrashOutcome",
@@ -58,6 +65,7 @@ __all__ = [
     "extract",
     "label",
     "migrate",
+    "migration_losses",
     "plan_switch",
     "remember_write",
     "rename",
@@ -83,10 +91,22 @@ class Written:
     entries: list[dict[str, Any]]
     migrated: bool  # the v1/v2 file was rewritten as version 3 first
     ended_line: bool  # the newline the last line lacked was written first
+    # where the file as it was before a migration that dropped lines is kept (in the trash)
+    original_kept: str | None = None
 
     @property
     def entry_id(self) -> str:
         return str(self.entries[-1]["id"])
+
+    @property
+    def notice(self) -> str | None:
+        """What the user should know beyond the entry written (a lossy migration), or None."""
+        if self.original_kept is None:
+            return None
+        return (
+            f"{self.path} was migrated to format version 3 first, dropping what pi drops; the "
+            f"original is in the trash: {self.original_kept}"
+        )
 
 
 # ------------------------------------------------------------------------------------ guards
@@ -175,14 +195,89 @@ def _remove_stale_temps(folder: str) -> None:
     edit.remove_stale_temps(folder)
 
 
-def migrate(session: Session) -> bool:
-    """Rewrite a v1/v2 file as version 3 (atomic), as pi does before writing (format §4.3).
-    Returns whether it did; the session is read again afterwards."""
+class MigrationLossError(WriteError):
+    """Migrating would drop or change lines (as pi does when it opens the file); ``lines`` are
+    ``(line number, what happens to it)``. Nothing was written."""
+
+    def __init__(self, path: str, lines: list[tuple[int, str]]) -> None:
+        shown = ", ".join(f"line {line} ({why})" for line, why in lines[:5])
+        more = f" and {len(lines) - 5} more" if len(lines) > 5 else ""
+        super().__init__(
+            f"{path} is in an old format: migrating it to version 3 before writing (as pi does) "
+            f"would drop or change {len(lines)} line{'s' if len(lines) != 1 else ''}, as pi "
+            f"does when it opens it: {shown}{more}. Nothing was written (use --force to "
+            "migrate anyway; the original is kept in the trash)"
+        )
+        self.lines = lines
+
+
+# what a rewrite loses of the lines the reader reported
+_LOST = {
+    ProblemKind.MALFORMED: "not JSON: dropped",
+    ProblemKind.TRUNCATED: "cut off: dropped",
+    ProblemKind.DUPLICATE_HEADER: "a second header: dropped",
+    ProblemKind.INVALID_UTF8: "invalid UTF-8 bytes: replaced by U+FFFD",
+}
+
+
+def _has_non_finite(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def migration_losses(session: Session) -> list[tuple[int, str]]:
+    """The lines a migration of this v1/v2 file would drop or change (empty for version 3)."""
     if session.original_version >= 3:
-        return False
+        return []
+    lost = {p.line: _LOST[p.kind] for p in session.problems if p.kind in _LOST}
+    for meta in session.entries:
+        if meta.line not in lost and _has_non_finite(session.raw(meta)):
+            lost[meta.line] = "a number too big for JSON: becomes null"
+    return sorted(lost.items())
+
+
+def _keep_in_trash(path: str) -> str:
+    """A copy of ``path`` (``<name>.before-migration``, beside it) moved to the trash; returns
+    where it went. ``pitui restore`` gives the copy back under that name."""
+    copy = f"{path}.before-migration"
+    try:
+        shutil.copy2(path, copy)
+        item = trash_files.trash(copy)
+    except (OSError, trash_files.TrashError) as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(copy)
+        raise WriteError(
+            f"{path}: the original could not be kept in the trash ({exc}); nothing was written"
+        ) from exc
+    return item.stored if item is not None else copy
+
+
+def _migrate(session: Session, *, allow_loss: bool) -> tuple[bool, str | None]:
+    if session.original_version >= 3:
+        return False, None
+    losses = migration_losses(session)
+    if losses and not allow_loss:
+        raise MigrationLossError(session.path, losses)
+    kept = _keep_in_trash(session.path) if losses else None
     edit.migrate_file(session)
     journal.remember_write(session.path)
-    return True
+    return True, kept
+
+
+def migrate(session: Session, *, allow_loss: bool = False) -> bool:
+    """Rewrite a v1/v2 file as version 3 (atomic), as pi does before writing (format §4.3).
+    Returns whether it did; the session is read again afterwards. A migration that would drop or
+    change lines (:func:`migration_losses`) raises :class:`MigrationLossError`, unless
+    ``allow_loss``: then a copy of the original goes to the trash first."""
+    return _migrate(session, allow_loss=allow_loss)[0]
 
 
 def append_entries(
@@ -206,7 +301,7 @@ def append(
     makes hold ids unique in the file and parents that exist."""
     session.refresh()
     end_line = check_write(session, force=force, clock=clock)
-    migrated = migrate(session)
+    migrated, kept = _migrate(session, allow_loss=force)
     if migrated:
         end_line = False  # the rewrite ended every line
     entries = build(session)
@@ -214,7 +309,7 @@ def append(
     session.refresh()
     if any(session.by_id.get(entry["id"]) is None for entry in entries):
         raise WriteError(f"{session.path} was replaced while writing; re-open it")
-    return Written(session.path, entries, migrated, end_line)
+    return Written(session.path, entries, migrated, end_line, kept)
 
 
 # ----------------------------------------------------------------------------------- actions

@@ -5,6 +5,7 @@ what `restore --last` may give back, the resume template."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import time
 from collections.abc import Callable
@@ -192,6 +193,58 @@ def test_a_v1_file_is_migrated_first(tmp_path: Path) -> None:
     assert lines[0]["version"] == 3 and lines[-1]["type"] == "label"
 
 
+def _lossy_v1() -> bytes:
+    header = b'{"type":"session","id":"legacy","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}\n'
+
+    def message(text: bytes, extra: bytes = b"") -> bytes:
+        return (
+            b'{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user",'
+            b'"content":"' + text + b'"' + extra + b"}}\n"
+        )
+
+    return (
+        header
+        + message(b"first")
+        + b"not json\n"  # line 3
+        + message(b"nan", b',"v":NaN')  # line 4: not JSON either
+        + header  # line 5: a second header
+        + message(b"bad \xff byte")  # line 6
+        + message(b"big", b',"usage":1e400')  # line 7
+    )
+
+
+def test_a_lossy_migration_is_refused_then_keeps_the_original_in_the_trash(
+    tmp_path: Path, run: Run
+) -> None:
+    path = _session_file(tmp_path, _lossy_v1())
+    before = path.read_bytes()
+    code, out, err = run("rename", str(path), "renamed")
+    assert code == 1 and err.count("\n") == 1 and "--force" in err
+    for line in (3, 4, 5, 6, 7):
+        assert f"line {line} (" in err
+    assert path.read_bytes() == before
+    code, out, err = run("rename", str(path), "renamed", "--force", "--json")
+    assert code == 0, err
+    kept = json.loads(out)["originalKept"]
+    assert Path(kept).read_bytes() == before  # the original, byte for byte, in the trash
+    assert not Path(f"{path}.before-migration").exists()
+    assert Session.open(path, final=True).name == "renamed"
+    restored = actions.restore(f"{path}.before-migration")
+    assert Path(restored.original).read_bytes() == before
+
+
+def test_a_clean_migration_needs_no_force(tmp_path: Path) -> None:
+    header = {"type": "session", "id": "legacy", "timestamp": "2025-01-01T00:00:00.000Z",
+              "cwd": "/p"}  # fmt: skip
+    first = {"type": "message", "timestamp": "2025-01-01T00:00:01.000Z",
+             "message": {"role": "user", "content": "a"}}  # fmt: skip
+    path = _session_file(tmp_path, jsonl(first, header=header) + b"\n")  # a blank line is no loss
+    with Session.open(path) as session:
+        assert actions.migration_losses(session) == []
+        written = actions.rename(session, "clean")
+    assert written.migrated and written.original_kept is None and written.notice is None
+
+
 # ---------------------------------------------------------------------- stale temp files
 
 
@@ -303,8 +356,6 @@ def test_restore_last_reports_what_it_cannot_give_back(tmp_path: Path) -> None:
 
 def test_rm_match_selects_words_exactly_never_fuzzily(run: Run) -> None:
     """Issue 21 §3: a fuzzy subsequence selected 24 of 37 sessions for `parsePort`."""
-    import json
-
     from pitui.core.search import score
 
     folder = sessions_root() / "--p--"
