@@ -46,19 +46,25 @@ UNSAFE = re.compile(
 
 
 class Page(HTMLParser):
-    """Every tag and attribute of a page, and its text by section."""
+    """Every tag and attribute of a page, and its text by message section (``sections``) and
+    by extension-entry section (``extensions``)."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.tags: list[tuple[str, dict[str, str | None]]] = []
         self.sections: list[str] = []
+        self.extensions: list[str] = []
         self._in_section = False
+        self._into = self.sections
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append((tag, dict(attrs)))
         if tag == "section":
             self._in_section = True
-            self.sections.append("")
+            self._into = self.extensions if dict(attrs).get("class") == "extension" else (
+                self.sections
+            )
+            self._into.append("")
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "section":
@@ -66,7 +72,7 @@ class Page(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         if self._in_section:
-            self.sections[-1] += data
+            self._into[-1] += data
 
 
 def parse_page(page: str) -> Page:

@@ -22,6 +22,10 @@ class ExportDocument:
     sources: list[str]  # the entry uid each message came from
     leaf: EntryMeta | None
     session: Session = field(repr=False)
+    # Extension entries on the branch (``custom``: state an extension keeps, never sent to the
+    # model), each with the number of messages that come before it: drawn by the renderer
+    # registry where they stand, so what a plug-in draws is in the export too.
+    extensions: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     generator: str = f"pitui {__version__}"
 
 
@@ -69,4 +73,22 @@ def build_document(session: Session, leaf: Leaf = "default") -> ExportDocument:
         sources=list(context.sources),
         leaf=leaf_meta,
         session=session,
+        extensions=_extensions(session, branch, list(context.sources)),
     )
+
+
+def _extensions(
+    session: Session, branch: list[EntryMeta], sources: list[str]
+) -> list[tuple[int, dict[str, Any]]]:
+    """The ``custom`` entries of ``branch``, each after the messages that precede it there."""
+    where = {meta.uid: index for index, meta in enumerate(branch)}
+    positions = [where.get(uid, -1) for uid in sources]  # each message's place on the branch
+    found: list[tuple[int, dict[str, Any]]] = []
+    before = 0
+    for index, meta in enumerate(branch):
+        if meta.type != "custom":
+            continue
+        while before < len(positions) and positions[before] < index:
+            before += 1
+        found.append((before, session.raw(meta)))
+    return found

@@ -19,7 +19,7 @@ import html
 from rich.terminal_theme import TerminalTheme
 
 from pitui.export.document import ExportDocument
-from pitui.export.rendered import draw_messages, lines_html, terminal_theme
+from pitui.export.rendered import draw_entries, draw_messages, lines_html, terminal_theme
 from pitui.render.registry import RendererRegistry
 from pitui.render.safe_text import one_line
 
@@ -51,15 +51,16 @@ dl.facts {{
 dl.facts dt {{ opacity: .7; }}
 dl.facts dd {{ margin: 0; font-family: ui-monospace, Menlo, Consolas, monospace;
   overflow-wrap: anywhere; }}
-section.message {{
+section.message, section.extension {{
   margin: 0 0 1rem; padding: .75rem 1rem; border-radius: 6px;
   border: 1px solid color-mix(in srgb, {foreground} 18%, transparent);
 }}
-section.message pre {{
+section.extension {{ border-style: dashed; }}
+section.message pre, section.extension pre {{
   margin: 0; overflow-x: auto;
   font: 13px/1.35 ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace;
 }}
-section.message pre a {{ color: inherit; }}
+section.message pre a, section.extension pre a {{ color: inherit; }}
 footer {{ opacity: .6; font-size: .85rem; margin-top: 2rem; }}
 """
 
@@ -102,7 +103,9 @@ def to_html(
     out.append("</dl>")
     out.append("</header>")
     out.append("<main>")
+    extensions = _extensions_at(document, theme, width, dark, registry)
     for number, (message, lines) in enumerate(zip(document.messages, drawings, strict=True), 1):
+        out.extend(extensions.get(number - 1, []))
         role = message.get("role")
         source = document.sources[number - 1] if number - 1 < len(document.sources) else ""
         out.append(
@@ -111,6 +114,7 @@ def to_html(
         )
         out.append(f"<pre>{lines_html(lines, theme)}</pre>")
         out.append("</section>")
+    out.extend(extensions.get(len(document.messages), []))
     if not document.messages:
         out.append("<p>This branch has no messages.</p>")
     out.append("</main>")
@@ -121,3 +125,24 @@ def to_html(
     out.append("</body>")
     out.append("</html>")
     return "\n".join(out) + "\n"
+
+
+def _extensions_at(
+    document: ExportDocument,
+    theme: TerminalTheme,
+    width: int,
+    dark: bool,
+    registry: RendererRegistry | None,
+) -> dict[int, list[str]]:
+    """The branch's extension entries drawn by the registry, by the message they come before."""
+    raws = [raw for _, raw in document.extensions]
+    pictures = draw_entries(raws, width=width, dark=dark, registry=registry) if raws else []
+    out: dict[int, list[str]] = {}
+    for (before, raw), lines in zip(document.extensions, pictures, strict=True):
+        entry_id = raw.get("id")
+        out.setdefault(before, []).append(
+            f'<section class="extension" data-entry="{text(str(entry_id))}" '
+            'title="an extension entry: not sent to the model">'
+            f"<pre>{lines_html(lines, theme)}</pre></section>"
+        )
+    return out

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pitui.export.document import ExportDocument
-from pitui.export.rendered import draw_messages, lines_text
+from pitui.export.rendered import draw_entries, draw_messages, lines_text
 from pitui.render.parts import format_time, usage_text
 from pitui.render.registry import RendererRegistry
 from pitui.render.safe_text import one_line, sanitize_plain
@@ -327,7 +327,9 @@ def to_markdown(
         drawn = {i: lines_text(lines) for i, lines in zip(drawn_at, pictures, strict=True)}
     parts = [f"# {inline(document.title)}"]
     parts.append("\n".join(_fact(label, value) for label, value in document.facts))
+    extensions = _extensions_at(document, width, registry)
     for index, message in enumerate(messages):
+        parts.extend(extensions.get(index, []))
         role = message.get("role")
         if index in drawn:
             custom = message.get("customType")
@@ -337,5 +339,24 @@ def to_markdown(
             parts.append(_summary(_SUMMARIES[str(role)], message))
         else:
             parts.append(_WRITERS[str(role)](message))
+    parts.extend(extensions.get(len(messages), []))
     parts.append(f"---\n\n*Exported by {inline(document.generator)}.*")
     return "\n\n".join(parts) + "\n"
+
+
+def _extensions_at(
+    document: ExportDocument, width: int, registry: RendererRegistry | None
+) -> dict[int, list[str]]:
+    """The branch's extension entries drawn by the registry, by the message they come before."""
+    raws = [raw for _, raw in document.extensions]
+    pictures = draw_entries(raws, width=width, registry=registry) if raws else []
+    out: dict[int, list[str]] = {}
+    for (before, raw), lines in zip(document.extensions, pictures, strict=True):
+        custom = raw.get("customType")
+        title = inline(custom) if isinstance(custom, str) and custom else "custom"
+        when = format_time(raw.get("timestamp"))
+        heading = " · ".join(
+            [f"## {title}", "extension entry, not sent to the model", *([when] if when else [])]
+        )
+        out.setdefault(before, []).append(f"{heading}\n\n{fenced(lines_text(lines), 'text')}")
+    return out

@@ -13,7 +13,7 @@ import io
 from collections.abc import Sequence
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.segment import Segment
 from rich.terminal_theme import DEFAULT_TERMINAL_THEME, SVG_EXPORT_THEME, TerminalTheme
 
@@ -39,11 +39,34 @@ def draw_messages(
     dark: bool = True,
     registry: RendererRegistry | None = None,
 ) -> list[list[Line]]:
-    """Each message drawn at ``width`` cells, unfolded (``expanded``: an export shows it all)."""
+    """Each message drawn at ``width`` cells, unfolded."""
     registry = registry if registry is not None else default_registry()
-    ctx = RenderContext(width=width, dark=dark, theme="pi-dark" if dark else "pi-light",
-                        expanded=True)  # fmt: skip
-    renderables = render_messages(registry, messages, ctx, ids=ids)
+    renderables = render_messages(registry, messages, _context(width, dark), ids=ids)
+    return _lines(renderables, width)
+
+
+def draw_entries(
+    entries: Sequence[dict[str, Any]],
+    *,
+    width: int,
+    dark: bool = True,
+    registry: RendererRegistry | None = None,
+) -> list[list[Line]]:
+    """Each raw entry drawn by the registry at ``width`` cells (extension entries, which are no
+    context message: a plug-in's drawing of them belongs in the export too)."""
+    registry = registry if registry is not None else default_registry()
+    ctx = _context(width, dark)
+    return _lines([registry.render(registry.entry(raw), ctx) for raw in entries], width)
+
+
+def _context(width: int, dark: bool) -> RenderContext:
+    # unfolded (``expanded``): an export shows it all
+    return RenderContext(
+        width=width, dark=dark, theme="pi-dark" if dark else "pi-light", expanded=True
+    )
+
+
+def _lines(renderables: Sequence[RenderableType], width: int) -> list[list[Line]]:
     console = Console(
         width=width,
         file=io.StringIO(),
