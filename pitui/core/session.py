@@ -715,7 +715,7 @@ class Session:
                 self._check_header(obj, line)
                 header = obj
                 v1 = migrate.needs_v1_ids(header)
-                self._header_line = bytes(buf[offset : offset + length])
+                self._header_line = bytes(buf[: offset + length])  # with what precedes it
                 ordinals.append(None)
                 continue
             if obj.get("type") == "session":
@@ -759,7 +759,7 @@ class Session:
         for line, offset, length, obj in reader:
             self._check_header(obj, line)
             header = obj
-            self._header_line = bytes(buf[offset : offset + length])
+            self._header_line = bytes(buf[: offset + length])  # with what precedes it
             break
         if header is None:
             raise self._no_header(reader.pending)

@@ -33,6 +33,18 @@ def test_unchanged_and_grown(tmp_path: Path) -> None:
     assert session.refresh().kind == "unchanged"
 
 
+def test_blank_lines_before_the_header_are_not_a_replacement(tmp_path: Path) -> None:
+    # the first line was compared at offset 0 with the header line: every refresh of such a
+    # file re-read it whole, and the write path reported "replaced while writing" (issue 24.3)
+    path = write(tmp_path / "s.jsonl", b"\n \n" + jsonl(*chain(["a", "b"])))
+    session = Session.open(path)
+    assert session.refresh().kind == "unchanged"
+    with open(path, "ab") as handle:
+        handle.write(jsonl(user("m3", "m2", "c", t=3), header=None))
+    result = session.refresh()
+    assert result.kind == "grew" and [m.uid for m in result.new] == ["m3"]
+
+
 def test_same_size_rewrite_in_place_is_a_replacement(tmp_path: Path) -> None:
     # (what is compared: the first line and the last bytes read; a same-size edit of the middle
     # alone would need a full read to notice)
