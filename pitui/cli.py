@@ -9,10 +9,8 @@ cannot parse goes to the whole parser, whose messages it then prints.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import sys
-import threading
 from collections.abc import Sequence
 from typing import NoReturn
 
@@ -142,18 +140,7 @@ def _fail(message: str) -> None:
 
 
 def entry_point() -> None:
-    code = main()
-    if "textual" in sys.modules or threading.active_count() > 1:
-        sys.exit(code)  # (the app ran, or work goes on in a thread: the normal way out)
-    # A command's work is done and its files are closed: leave without the interpreter's
-    # teardown, which frees every object one at a time (30 ms after a listing of 10,000
-    # sessions; atexit handlers of the standard library have nothing left to do here).
-    # (a reader gone away, `pitui list | head`, is no error: as in main)
-    with contextlib.suppress(OSError, ValueError):
-        sys.stdout.flush()
-    with contextlib.suppress(OSError, ValueError):
-        sys.stderr.flush()
-    os._exit(code)
+    sys.exit(main())
 
 
 if __name__ == "__main__":

@@ -1,6 +1,5 @@
-"""How a command leaves: a plain command (no Textual app, no thread left) skips the interpreter's
-teardown once its output is flushed; its output, exit code and messages are those of a normal
-exit, and a reader that goes away early is still no error."""
+"""How a command leaves: the normal way (``sys.exit``, the interpreter's teardown, no ``os._exit``):
+its output whole, its exit code and messages, and a reader that goes away early is no error."""
 
 from __future__ import annotations
 
@@ -16,9 +15,8 @@ from tests.conftest import FIXTURES, REPO
 from tests.core.sessiondata import HEADER, jsonl, user
 
 AGENT = FIXTURES / "pi-written" / "agent"
-TEARDOWN = (
-    "import atexit, sys\n"
-    "atexit.register(lambda: print('teardown ran', file=sys.stderr))\n"
+ENTRY_POINT = (
+    "import sys\n"
     "from pitui.cli import entry_point\n"
     "sys.argv = ['pitui', *sys.argv[1:]]\n"
     "entry_point()\n"
@@ -28,7 +26,7 @@ TEARDOWN = (
 def run(args: list[str], tmp_path: Path, agent: Path = AGENT) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PI_CODING_AGENT_DIR": str(agent), "XDG_CACHE_HOME": str(tmp_path)}
     return subprocess.run(
-        [sys.executable, "-c", TEARDOWN, *args],
+        [sys.executable, "-c", ENTRY_POINT, *args],
         capture_output=True,
         text=True,
         cwd=REPO,
@@ -37,12 +35,12 @@ def run(args: list[str], tmp_path: Path, agent: Path = AGENT) -> subprocess.Comp
     )
 
 
-def test_a_listing_leaves_without_teardown_and_prints_all_of_it(
+def test_a_listing_prints_all_of_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     done = run(["list", "--all", "--json"], tmp_path)
     assert done.returncode == 0
-    assert done.stderr == ""  # the atexit handler did not run
+    assert done.stderr == ""
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(AGENT))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert cli.main(["list", "--all", "--json"]) == 0
@@ -52,8 +50,7 @@ def test_a_listing_leaves_without_teardown_and_prints_all_of_it(
 def test_a_failing_command_keeps_its_code_and_message(tmp_path: Path) -> None:
     done = run(["inspect", str(tmp_path / "missing.jsonl")], tmp_path)
     assert done.returncode == 1
-    assert done.stderr.startswith("pitui: ")
-    assert "teardown ran" not in done.stderr
+    assert done.stderr.startswith("pitui: ") and done.stderr.count("\n") == 1
 
 
 def test_a_reader_that_goes_away_is_no_error(tmp_path: Path) -> None:
@@ -67,7 +64,7 @@ def test_a_reader_that_goes_away_is_no_error(tmp_path: Path) -> None:
         )
     env = {**os.environ, "PI_CODING_AGENT_DIR": str(agent), "XDG_CACHE_HOME": str(tmp_path)}
     with subprocess.Popen(
-        [sys.executable, "-c", TEARDOWN, "list", "--all", "--json"],
+        [sys.executable, "-c", ENTRY_POINT, "list", "--all", "--json"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=REPO,

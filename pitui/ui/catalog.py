@@ -11,16 +11,9 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal, Protocol, cast
 
 from pitui.core import paths
-from pitui.core.first_page import (
-    first_page_path,
-    newest_named,
-    read_first_page,
-    write_first_page,
-)
 from pitui.core.search import Row
 from pitui.core.store import Store, hit_snippet
 from pitui.core.summary import SessionInfo
@@ -125,10 +118,11 @@ class StoreCatalog:
 
     def read_ahead(self, scope: Scope) -> None:
         """Read ``scope``'s first page now, before the app starts (a few milliseconds from the
-        page kept, tens when the newest-named sessions are read). Not in a thread: it would
-        wait for the GIL after every system call while the main thread imports Textual."""
+        index, tens when the newest-named sessions are read: see ``Store.first_page``). Not in
+        a thread: it would wait for the GIL after every system call while the main thread
+        imports Textual."""
         try:
-            self._read_ahead[scope] = self._read_first_page(scope)
+            self._read_ahead[scope] = self.store.first_page(scope)
         except Exception:  # a damaged cache is only no first page
             self._read_ahead[scope] = []
 
@@ -147,7 +141,7 @@ class StoreCatalog:
             # the newest sessions of the last run, each file checked: painted before the rest
             # (a later load of the scope replaces rows already shown: nothing to paint early)
             ahead = self._read_ahead.pop(scope, None)
-            early = ahead if ahead is not None else self._read_first_page(scope)
+            early = ahead if ahead is not None else self.store.first_page(scope)
             if early:
                 on_batch(early)
                 shown = {info.path for info in early}
@@ -159,31 +153,9 @@ class StoreCatalog:
         with self._lock:
             self._fts_ready.clear()  # a (re)load means files changed: re-sync before searching
         items = sort_items(found)
-        page = self._first_page(scope)
-        if page is not None and not (cancel is not None and cancel.is_set()):
-            write_first_page(*page, cast("list[SessionInfo]", items))
+        if not (cancel is not None and cancel.is_set()):
             self._listed.add(scope)
         return items
-
-    def _read_first_page(self, scope: Scope) -> list[SessionInfo]:
-        page = self._first_page(scope)
-        if page is None:
-            return []
-        found = read_first_page(*page)
-        if not found and self.store.session_dir is None:
-            # none kept (a first run, a cleared cache): the newest-named sessions stand in.
-            # (Not in pi's custom folder: its "current" scope filters by cwd.)
-            found = newest_named(self.store.scope_dirs(scope))
-        return found
-
-    def _first_page(self, scope: Scope) -> tuple[Path, str] | None:
-        """Where this scope's first page is kept, and its key (``None``: no cache is used)."""
-        index = self.store.index
-        if index is None or index.path is None:
-            return None
-        store = self.store
-        key = "\0".join((scope, os.fspath(store.agent), store.session_dir or "", store.cwd))
-        return first_page_path(Path(index.path).parent, key), key
 
     def rows(
         self, items: Sequence[PickerItem], query: str, mode: SortMode, named_only: bool

@@ -1,5 +1,5 @@
-"""The first page: the newest sessions of the last listing, shown only while their file is as
-it was listed; anything doubtful about the page means no page."""
+"""The first page (``Store.first_page``): the index's newest sessions of a scope, shown only while
+their file is as it was listed; without them, the sessions of the newest names stand in."""
 
 from __future__ import annotations
 
@@ -8,14 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from pitui.core import first_page
-from pitui.core.first_page import first_page_path, read_first_page, write_first_page
+from pitui.core import store as store_module
 from pitui.core.store import Store
 from pitui.core.summary import SessionInfo
 from pitui.ui.catalog import StoreCatalog, sort_items
 from tests.core.sessiondata import HEADER, chain, jsonl
-
-KEY = "all\0/agent\0\0/home/ana/proj"
 
 
 def write_session(folder: Path, name: str, minute: int) -> Path:
@@ -37,16 +34,24 @@ def agent(tmp_path: Path) -> Path:
     return tmp_path / "agent"
 
 
+def indexed(agent: Path, tmp_path: Path, cwd: str = "/home/ana/proj") -> Store:
+    return Store(agent=agent, cwd=cwd, index_path=tmp_path / "i.sqlite3")
+
+
 def listing(agent: Path, tmp_path: Path) -> list[SessionInfo]:
-    with Store(agent=agent, cwd="/home/ana/proj", index_path=tmp_path / "i.sqlite3") as store:
+    with indexed(agent, tmp_path) as store:
         return store.load("all")
+
+
+def page(agent: Path, tmp_path: Path, scope: store_module.Scope = "all", **kw: int) -> list[str]:
+    with indexed(agent, tmp_path) as store:
+        return [info.path for info in store.first_page(scope, **kw)]
 
 
 def test_a_page_comes_back_as_it_was_listed(agent: Path, tmp_path: Path) -> None:
     infos = listing(agent, tmp_path)
-    page = first_page_path(tmp_path, KEY)
-    write_first_page(page, KEY, infos)
-    back = read_first_page(page, KEY)
+    with indexed(agent, tmp_path) as store:
+        back = store.first_page("all")
     assert [info.to_json() for info in back] == [info.to_json() for info in infos]
     assert [info.path for info in back] == [f"{agent}/sessions/--home-ana-proj--/s{m}.jsonl"
                                             for m in range(5, -1, -1)]  # fmt: skip
@@ -54,61 +59,52 @@ def test_a_page_comes_back_as_it_was_listed(agent: Path, tmp_path: Path) -> None
 
 def test_changed_and_vanished_files_are_left_out(agent: Path, tmp_path: Path) -> None:
     infos = listing(agent, tmp_path)
-    page = first_page_path(tmp_path, KEY)
-    write_first_page(page, KEY, infos)
     grown, gone, replaced = (Path(infos[i].path) for i in (0, 1, 2))
     with grown.open("ab") as handle:
         handle.write(b'{"type":"label","id":"l1","parentId":"m2","timestamp":"x"}\n')
     gone.unlink()
     replaced.write_bytes(replaced.read_bytes())  # same bytes, a new mtime
     os.utime(replaced, ns=(1, 1))
-    assert [info.path for info in read_first_page(page, KEY)] == [i.path for i in infos[3:]]
+    assert page(agent, tmp_path) == [i.path for i in infos[3:]]
 
 
-def test_a_file_that_changed_since_it_was_listed_is_not_written(
-    agent: Path, tmp_path: Path
-) -> None:
-    infos = listing(agent, tmp_path)
-    with open(infos[0].path, "ab") as handle:
-        handle.write(b"\n")
-    page = first_page_path(tmp_path, KEY)
-    write_first_page(page, KEY, infos)
-    assert [info.path for info in read_first_page(page, KEY)] == [i.path for i in infos[1:]]
+def test_a_page_holds_the_scopes_sessions_only(agent: Path, tmp_path: Path) -> None:
+    other = agent / "sessions" / "--home-ana-other--"
+    other.mkdir()
+    newest = write_session(other, "elsewhere", 60)
+    elsewhere = tmp_path / "elsewhere-agent" / "sessions" / "--home-ana-proj--"
+    elsewhere.mkdir(parents=True)
+    write_session(elsewhere, "other-agent", 90)
+    listing(agent, tmp_path)
+    with Store(agent=elsewhere.parent.parent, cwd="/home/ana/proj",
+               index_path=tmp_path / "i.sqlite3") as store:  # fmt: skip
+        store.load("all")  # (the same index)
+    everything = page(agent, tmp_path)
+    assert everything[0] == str(newest) and len(everything) == 7
+    current = page(agent, tmp_path, "current")
+    assert current == everything[1:]
+    assert page(agent, tmp_path, "current", size=2) == everything[1:3]
 
 
-@pytest.mark.parametrize(
-    "damage",
-    [b"", b"not marshal at all", b"\xe9\x03\x00\x00", None],
-    ids=["empty", "junk", "an-int", "another-key"],
-)
-def test_a_damaged_or_foreign_page_is_no_page(
-    agent: Path, tmp_path: Path, damage: bytes | None
-) -> None:
-    infos = listing(agent, tmp_path)
-    page = first_page_path(tmp_path, KEY)
-    write_first_page(page, KEY, infos)
-    if damage is None:
-        assert read_first_page(page, KEY + "x") == []
-    else:
-        page.write_bytes(damage)
-        assert read_first_page(page, KEY) == []
-    assert read_first_page(tmp_path / "missing.marshal", KEY) == []
+def test_a_page_in_a_custom_dir_filters_by_cwd(tmp_path: Path) -> None:
+    custom = tmp_path / "custom"
+    custom.mkdir()
+    for i, cwd in enumerate(["/home/ana/proj", "/elsewhere", "/home/ana/proj"]):
+        (custom / f"c{i}.jsonl").write_bytes(
+            jsonl(*chain([f"m{i}"]), header={**HEADER, "id": f"c{i}", "cwd": cwd})
+        )
 
+    def store() -> Store:
+        return Store(agent=tmp_path / "agent", cwd="/home/ana/proj", session_dir=str(custom),
+                     index_path=tmp_path / "i.sqlite3")  # fmt: skip
 
-def test_the_page_is_capped_and_rewritten_only_when_it_changed(
-    agent: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(first_page, "PAGE_SIZE", 2)
-    infos = listing(agent, tmp_path)
-    page = first_page_path(tmp_path, KEY)
-    write_first_page(page, KEY, infos)
-    assert len(read_first_page(page, KEY)) == 2
-    os.utime(page, ns=(5, 5))
-    write_first_page(page, KEY, infos)
-    assert page.stat().st_mtime_ns == 5  # the same page: not written again
-    write_first_page(page, KEY, infos[1:])
-    assert page.stat().st_mtime_ns != 5
-    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    with store() as first:
+        assert first.first_page("current") == []  # nothing listed yet: none stands in here
+        want = [info.path for info in first.load("current")]
+    with store() as again:
+        assert [info.path for info in again.first_page("current")] == want
+        assert [info.path for info in again.first_page("current", size=1)] == want[:1]
+    assert len(want) == 2
 
 
 def test_the_catalog_paints_the_page_first_and_lists_each_session_once(
@@ -148,14 +144,14 @@ def test_no_index_means_no_page(agent: Path, tmp_path: Path) -> None:
     catalog.load("all", lambda done, total: None, lambda b: batches.append(len(b)))
     assert sum(batches) == 6
     cache = Path(os.environ["XDG_CACHE_HOME"])
-    assert not list(cache.rglob("first-page-*")) and not list(tmp_path.rglob("first-page-*"))
+    assert not list(cache.rglob("*sqlite3*")) and not list(tmp_path.rglob("*sqlite3*"))
 
 
 def test_without_a_page_the_newest_named_sessions_stand_in(
     agent: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(first_page, "NEWEST_NAMED", 3)
-    monkeypatch.setattr(first_page, "NEWEST_NAMED_MAX_BYTES", 2000)
+    monkeypatch.setattr(store_module, "NEWEST_NAMED", 3)
+    monkeypatch.setattr(store_module, "NEWEST_NAMED_MAX_BYTES", 2000)
     folder = agent / "sessions" / "--home-ana-proj--"
     other = agent / "sessions" / "--home-ana-other--"
     other.mkdir()
@@ -164,10 +160,10 @@ def test_without_a_page_the_newest_named_sessions_stand_in(
     big = write_session(folder, "z7-big", 0)
     big.write_bytes(big.read_bytes() + b"\n" * 3000)
     (folder / "z6-folder.jsonl").mkdir()
-    found = first_page.newest_named([str(folder), str(other), str(tmp_path / "missing")])
+    found = store_module.newest_named([str(folder), str(other), str(tmp_path / "missing")])
     assert [Path(info.path).name for info in found] == ["z9-newest.jsonl"]
-    monkeypatch.setattr(first_page, "NEWEST_NAMED", 6)  # (z8, z7 and the folder z6 left out)
-    found = first_page.newest_named([str(folder), str(other)])
+    monkeypatch.setattr(store_module, "NEWEST_NAMED", 6)  # (z8, z7 and the folder z6 left out)
+    found = store_module.newest_named([str(folder), str(other)])
     names = [Path(info.path).name for info in found]
     assert names == ["z9-newest.jsonl", "s5.jsonl", "s4.jsonl", "s3.jsonl"]
     listed = {info.path: info.to_json() for info in listing(agent, tmp_path)}
@@ -177,7 +173,7 @@ def test_without_a_page_the_newest_named_sessions_stand_in(
 def test_a_first_run_paints_the_newest_named_sessions_first(
     agent: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(first_page, "NEWEST_NAMED", 2)
+    monkeypatch.setattr(store_module, "NEWEST_NAMED", 2)
     store = Store(agent=agent, cwd="/home/ana/proj", index_path=tmp_path / "i.sqlite3")
     catalog = StoreCatalog(store)
     catalog.read_ahead("all")
@@ -194,21 +190,19 @@ def test_a_first_run_paints_the_newest_named_sessions_first(
 def test_later_loads_of_a_scope_read_no_page(
     agent: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pitui.ui import catalog as catalog_module
-
     reads: list[str] = []
-    for name in ("read_first_page", "newest_named"):
-        real = getattr(catalog_module, name)
+    for owner, name in ((Store, "first_page"), (store_module, "newest_named")):
+        real = getattr(owner, name)
 
         def counted(*args: object, _name: str = name, _real: object = real) -> object:
             reads.append(_name)
             return _real(*args)  # type: ignore[operator]
 
-        monkeypatch.setattr(catalog_module, name, counted)
+        monkeypatch.setattr(owner, name, counted)
     store = Store(agent=agent, cwd="/home/ana/proj", index_path=tmp_path / "i.sqlite3")
     catalog = StoreCatalog(store)
     catalog.load("all", lambda done, total: None, lambda batch: None)
-    assert reads == ["read_first_page", "newest_named"]  # a first run: no page kept yet
+    assert reads == ["first_page", "newest_named"]  # a first run: nothing in the index yet
     reads.clear()
     batches: list[int] = []
     catalog.load("all", lambda done, total: None, lambda batch: batches.append(len(batch)))

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 import pitui.core.summary as summary_module
-from pitui.core.index import Index, TextHit, fts_match_expression, hit_snippet
+from pitui.core.fulltext import TextHit, fts_match_expression, hit_snippet
+from pitui.core.index import Index
 from pitui.core.migrate import v1_id
 from pitui.core.store import Store
 from tests.conftest import FIXTURES, fixture_by_scenario
@@ -240,7 +241,7 @@ def test_unchanged_files_are_not_read(
         raise AssertionError("an unchanged file was parsed")
 
     monkeypatch.setattr("pitui.core.summary.summarise_file", fail)  # (store imports it late)
-    monkeypatch.setattr("pitui.core.store._summarise_many", fail)
+    monkeypatch.setattr("pitui.core.pools.summarise_many", fail)
     with indexed(agent, tmp_path) as store:
         assert [s.to_json() for s in store.load("all")] == first
 

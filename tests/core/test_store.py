@@ -9,11 +9,10 @@ from typing import Any
 
 import pytest
 
-import pitui.core.store as store_module
+from pitui.core import pools
 from pitui.core.pools import pool_context
 from pitui.core.store import SessionInfo, Store, age_text, sort_sessions
 from tests.conftest import CORPORA, FIXTURES, load_expected
-from tests.core.forks import count_forks, in_child_only, reaped
 from tests.core.sessiondata import HEADER, assistant, chain, entry, jsonl, ts, user
 
 BOTH = pytest.mark.parametrize("use_index", [False, True], ids=["no-index", "index"])
@@ -150,26 +149,26 @@ def test_iter_load_gives_cached_rows_first_then_parsed_ones(tmp_path: Path) -> N
 def test_cold_first_batch_is_the_newest_files_before_any_pool(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store_module, "POOL_MIN_BYTES", 0)
-    monkeypatch.setattr(store_module, "_HEAD_BYTES", 600)
+    monkeypatch.setattr(pools, "POOL_MIN_BYTES", 0)
+    monkeypatch.setattr(pools, "HEAD_BYTES", 600)
     folder = tmp_path / "agent" / "sessions" / "--p--"
     for i in range(12):  # s11 newest; s10 too big for the calling thread
         text = "x" * (2000 if i == 10 else 10)
         write_session(
             folder / f"s{i:02d}.jsonl", user(text, None, "u", t=i), header={**HEADER, "id": f"{i}"}
         )
-    pools: list[object] = []
-    real_run = Store._run
+    started: list[object] = []
+    real_run = pools.run_tasks
 
-    def run(self: Store, *args: Any) -> Any:
-        pools.append(args)
-        return real_run(self, *args)
+    def run(*args: Any) -> Any:
+        started.append(args)
+        return real_run(*args)
 
-    monkeypatch.setattr(Store, "_run", run)
+    monkeypatch.setattr(pools, "run_tasks", run)
     with make_store(tmp_path / "agent", tmp_path, True, workers=2) as store:
         batches = store.iter_load("all")
         first = next(batches)
-        assert not pools  # no pool imported or started yet
+        assert not started  # no pool imported or started yet
         assert [s.id for s in first] == ["11", "9", "8", "7"]
         rest = [s.id for batch in batches for s in batch]
     assert sorted(rest, key=int) == ["0", "1", "2", "3", "4", "5", "6", "10"]
@@ -203,7 +202,7 @@ def test_sort_is_newest_first_then_path(tmp_path: Path) -> None:
 def test_process_pool_gives_the_same_listing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int
 ) -> None:
-    monkeypatch.setattr(store_module, "POOL_MIN_BYTES", 0)
+    monkeypatch.setattr(pools, "POOL_MIN_BYTES", 0)
     agent = FIXTURES / "pi-written" / "agent"
     with make_store(agent, tmp_path, False, cwd="/", workers=workers) as store:
         pooled = [s.to_json() for s in store.load("all")]
@@ -212,46 +211,30 @@ def test_process_pool_gives_the_same_listing(
     assert pooled == plain
 
 
-def test_a_scan_shared_with_a_forked_helper_is_the_same(
+def test_a_listing_of_many_folders_forks_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     agent = tmp_path / "agent"
     root = agent / "sessions"
-    for n in range(7):
+    for n in range(40):
         for k in range(n % 3 + 1):
             write_session(root / f"--f{n}--" / f"s{k}.jsonl", user("u1", None, f"hi {n} {k}"))
     (root / "--f1--" / "notes.txt").write_text("not a session")
     (root / "--f2--" / "dir.jsonl").mkdir()  # a name that is no regular file
     (root / "--f5--" / "link.jsonl").symlink_to(root / "--f0--" / "s0.jsonl")
     (root / "--f6--" / "dangling.jsonl").symlink_to(root / "gone.jsonl")
-    (root / "--f7--").symlink_to(root / "--f3--", target_is_directory=True)
+    (root / "--linked--").symlink_to(root / "--f3--", target_is_directory=True)
 
-    def scan_and_listing() -> tuple[Any, ...]:
-        with make_store(agent, tmp_path, False, cwd="/") as store:
-            dirs = store.scope_dirs("all")
-            scanned = store._scan(dirs)
-            return scanned, list(scanned), store._scan_links, store.listed_json("all")
+    def fork() -> int:
+        raise AssertionError("the store forked")
 
-    alone = scan_and_listing()
-    monkeypatch.setattr(store_module, "SPLIT_MIN_DIRS", 2)
-    monkeypatch.setattr(store_module.forked, "available", lambda: True)
-    forks = count_forks(monkeypatch)
-    assert scan_and_listing() == alone
-    assert forks
-    real_scan_dir = store_module._scan_dir
-    fail = in_child_only(os.getpid(), _helper_fails)
-
-    def scan_dir(*args: Any) -> None:
-        fail()
-        real_scan_dir(*args)
-
-    monkeypatch.setattr(store_module, "_scan_dir", scan_dir)
-    assert scan_and_listing() == alone  # (the helper failed: the parent looked itself)
-    assert all(map(reaped, forks))
-
-
-def _helper_fails() -> None:
-    raise OSError("the helper fails")
+    with make_store(agent, tmp_path, False, cwd="/") as plain:
+        want = plain.listed_json("all")
+        monkeypatch.setattr(os, "fork", fork)
+        for use_index in (True, True, False):  # cold, warm, no index
+            with make_store(agent, tmp_path, use_index, cwd="/") as store:
+                assert store.listed_json("all") == want
+                assert len(store.load("all")) == len(plain.load("all")) == 81
 
 
 # ------------------------------------------------------------------------------ custom directories
@@ -441,7 +424,7 @@ def test_extras(tmp_path: Path) -> None:
 
 def test_pool_from_a_threaded_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With other threads running (a UI), workers start from a fork server, not by fork."""
-    monkeypatch.setattr(store_module, "POOL_MIN_BYTES", 0)
+    monkeypatch.setattr(pools, "POOL_MIN_BYTES", 0)
     stop = threading.Event()
     other = threading.Thread(target=stop.wait, daemon=True)
     other.start()

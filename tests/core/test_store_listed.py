@@ -1,8 +1,8 @@
 """``Store.load_listed`` (what ``pitui list --json`` prints): the same bytes as the full records.
 
-The fast path prints each session's stored JSON element and answers whole folders from their
-stored listing; every test compares its bytes with ``json_text`` of ``SessionInfo.to_json()``
-computed without the index, after the changes the index must notice.
+The fast path prints each session's JSON element from its index row; every test compares its
+bytes with ``json_text`` of ``SessionInfo.to_json()`` computed without the index, after the
+changes the index must notice.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def test_listed_bytes_agree_after_a_change(
 ) -> None:
     with indexed(agent, tmp_path) as store:
         assert fast(store, scope) == reference(agent, scope)
-        assert fast(store, scope) == reference(agent, scope)  # from the folder listings
+        assert fast(store, scope) == reference(agent, scope)  # from the index rows
         CHANGES[change](agent / "sessions" / FOLDER / "s1.jsonl")
         assert fast(store, scope) == reference(agent, scope)
         assert store.warnings == []
@@ -100,7 +100,6 @@ def test_new_files_and_folders_and_vanished_folders(agent: Path, tmp_path: Path)
         (root / "--home-ana-other--").rmdir()
         assert fast(store) == reference(agent)
         assert store.index is not None
-        assert str(root / "--home-ana-other--") not in store.index.folder_listings()
         assert not [p for p in store.index.cached(None) if "--home-ana-other--" in p]
     with indexed(agent, tmp_path) as again:
         assert fast(again) == reference(agent)
@@ -147,12 +146,10 @@ def test_lone_surrogates_have_no_stored_element(agent: Path, tmp_path: Path) -> 
             assert slow(store) == reference(agent)
 
 
-def test_damaged_folder_listings_are_not_trusted(agent: Path, tmp_path: Path) -> None:
+def test_damaged_index_rows_are_not_trusted(agent: Path, tmp_path: Path) -> None:
     with indexed(agent, tmp_path) as store:
         fast(store)
     conn = sqlite3.connect(tmp_path / "index.sqlite3")
-    conn.execute("UPDATE folders SET listing = X'00ff00'")
-    conn.execute("INSERT INTO overlays (dir, overlay) SELECT dir, X'ff' FROM folders")
     conn.execute("UPDATE files SET brief = X'ff'")
     conn.commit()
     conn.close()
@@ -218,7 +215,7 @@ def test_threaded_forks_through_a_linked_folder(tmp_path: Path) -> None:
 def test_process_pool_gives_the_same_bytes(
     agent: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("pitui.core.store.POOL_MIN_BYTES", 0)
+    monkeypatch.setattr("pitui.core.pools.POOL_MIN_BYTES", 0)
     with Store(agent=agent, cwd=CWD, index_path=tmp_path / "i.sqlite3", workers=2) as store:
         assert fast(store) == reference(agent)
 
@@ -241,17 +238,16 @@ def test_listing_element_joins_to_orjson_indent() -> None:
     assert orjson.loads(joined) == [info.to_json() for info in infos]
 
 
-def test_an_unchanged_store_is_answered_by_folder_listings_alone(
+def test_an_unchanged_store_reads_no_file(
     agent: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with indexed(agent, tmp_path) as store:
         first = fast(store)
 
     def fail(*args: object, **kwargs: object) -> None:
-        raise AssertionError("a per-file row was read")
+        raise AssertionError("a file was read")
 
-    monkeypatch.setattr("pitui.core.index.Index.listing", fail)
-    monkeypatch.setattr("pitui.core.store._summarise_many", fail)
+    monkeypatch.setattr("pitui.core.pools.summarise_many", fail)
     with indexed(agent, tmp_path) as store:
         assert fast(store) == first
 
@@ -296,8 +292,9 @@ def test_cli_json_is_json_text_of_the_records(
 def test_threaded_order_is_the_forests_order(seed: int) -> None:
     import random
 
+    from pitui.core.order import threaded_order
     from pitui.core.search import filter_and_sort
-    from pitui.core.store import Listed, _threaded_order
+    from pitui.core.store import Listed
 
     rng = random.Random(seed)
     count = rng.randint(0, 40)
@@ -321,30 +318,15 @@ def test_threaded_order_is_the_forests_order(seed: int) -> None:
         return alias.get(path, path)
 
     want = [row.item for row in filter_and_sort(items, "", "threaded", False, normalize)]
-    assert _threaded_order(items, normalize) == want
+    assert threaded_order(items, normalize) == want
 
 
-def test_folder_overlays_follow_changes_until_the_base_is_rewritten(
-    agent: Path, tmp_path: Path
-) -> None:
+def test_a_folder_follows_a_series_of_changes(agent: Path, tmp_path: Path) -> None:
     folder = agent / "sessions" / FOLDER
     for i in range(4, 60):
         (folder / f"s{i}.jsonl").write_bytes(
             jsonl(*chain([f"more {i}"]), header={**HEADER, "id": f"more{i}"})
         )
-
-    def stored() -> tuple[bytes, bytes | None]:
-        conn = sqlite3.connect(tmp_path / "index.sqlite3")
-        try:
-            (base,) = conn.execute(
-                "SELECT listing FROM folders WHERE dir = ?", (str(folder),)
-            ).fetchone()
-            overlay = conn.execute(
-                "SELECT overlay FROM overlays WHERE dir = ?", (str(folder),)
-            ).fetchone()
-        finally:
-            conn.close()
-        return base, overlay[0] if overlay else None
 
     steps: list[Callable[[], object]] = [
         lambda: CHANGES["append"](folder / "s1.jsonl"),
@@ -356,77 +338,51 @@ def test_folder_overlays_follow_changes_until_the_base_is_rewritten(
     ]
     with indexed(agent, tmp_path) as store:
         assert fast(store) == reference(agent)
-        base, overlay = stored()
-        assert overlay is None
-        for number, step in enumerate(steps):
+        for step in steps:
             step()
             for _ in range(2):
                 with indexed(agent, tmp_path) as again:
                     assert fast(again) == reference(agent)
-            now_base, overlay = stored()
-            if number < 4:  # a few files changed: only the overlay is written
-                assert now_base == base and overlay is not None
-            elif number == 4:  # most of the folder changed: the base is written again
-                assert now_base != base and overlay is None
         assert fast(store) == reference(agent)
 
 
-def grown_file_lookups(
+def grown_file_reads(
     agent: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     listing: Callable[[Store], bytes],
-    forbidden: tuple[str, ...],
-) -> tuple[list[list[str]], Path]:
-    """List once, grow one file, list again with ``forbidden`` Index reads failing: the
-    batches of paths looked up one by one, and the grown file."""
-    from pitui.core.index import Index
+) -> tuple[list[tuple[str, bool]], Path]:
+    """List once, grow one file, list again: the files read then (and whether each was read
+    from where it stopped), and the grown file."""
+    from pitui.core import pools
 
     with indexed(agent, tmp_path) as store:
         listing(store)
     grown = agent / "sessions" / FOLDER / "s1.jsonl"
     CHANGES["append"](grown)
-    asked: list[list[str]] = []
-    original = Index.listing_of
+    want = reference(agent)
+    read: list[tuple[str, bool]] = []
+    original = pools.summarise_many
 
-    def listing_of(self: Index, paths: list[str], *, brief: bool = False) -> list[object]:
-        asked.append(list(paths))
-        return original(self, paths, brief=brief)
+    def summarise_many(tasks: list[tuple[str, Any]], texts: bool = True) -> list[Any]:
+        read.extend((path, resume is not None) for path, resume in tasks)
+        return original(tasks, texts)
 
-    def fail(*args: object, **kwargs: object) -> None:
-        raise AssertionError(f"one of {forbidden} was read")
-
-    monkeypatch.setattr(Index, "listing_of", listing_of)
-    for name in forbidden:
-        monkeypatch.setattr(Index, name, fail)
+    monkeypatch.setattr(pools, "summarise_many", summarise_many)
     with indexed(agent, tmp_path) as store:
-        assert listing(store) == reference(agent)
-    return asked, grown
+        assert listing(store) == want
+    return read, grown
 
 
 def test_a_grown_file_costs_its_row_and_its_new_lines(
     agent: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    asked, grown = grown_file_lookups(agent, tmp_path, monkeypatch, fast, ("listing",))
-    assert asked == [[str(grown)]]
-
-
-def test_a_damaged_overlay_is_not_trusted(agent: Path, tmp_path: Path) -> None:
-    with indexed(agent, tmp_path) as store:
-        fast(store)
-        CHANGES["append"](agent / "sessions" / FOLDER / "s1.jsonl")
-        fast(store)  # writes an overlay
-    conn = sqlite3.connect(tmp_path / "index.sqlite3")
-    assert conn.execute("UPDATE overlays SET overlay = X'ff'").rowcount == 1
-    conn.commit()
-    conn.close()
-    with indexed(agent, tmp_path) as store:
-        assert fast(store) == reference(agent)
-        assert fast(store) == reference(agent)
+    read, grown = grown_file_reads(agent, tmp_path, monkeypatch, fast)
+    assert read == [(str(grown), True)]
 
 
 # ------------------------------------------------------------------------------------------------
-# Store.listed_json: the whole output, kept with what it was made from
+# Store.listed_json: the whole output
 
 
 def whole(
@@ -437,13 +393,11 @@ def whole(
     return output
 
 
-def no_parsing_nor_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+def no_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
     def fail(*args: object, **kwargs: object) -> None:
-        raise AssertionError("a file was parsed or a row read")
+        raise AssertionError("a file was parsed")
 
-    for name in ("listing", "listing_of", "folder_listings"):
-        monkeypatch.setattr(f"pitui.core.index.Index.{name}", fail)
-    monkeypatch.setattr("pitui.core.store._summarise_many", fail)
+    monkeypatch.setattr("pitui.core.pools.summarise_many", fail)
 
 
 @pytest.mark.parametrize("scope", ["all", "current"])
@@ -456,7 +410,7 @@ def test_whole_output_agrees_after_a_change(
             assert whole(store, scope, mode, named) == slow(store, scope, mode, named)
     CHANGES[change](agent / "sessions" / FOLDER / "s1.jsonl")
     for mode, named in (("threaded", False), ("recent", False), ("threaded", True)):
-        for _ in range(2):  # made again (from the earlier output's records), then as stored
+        for _ in range(2):  # the changed file read, then all from the index
             with indexed(agent, tmp_path) as store:
                 got = whole(store, scope, mode, named)
             with Store(agent=agent, cwd=CWD, use_index=False) as plain:
@@ -464,23 +418,22 @@ def test_whole_output_agrees_after_a_change(
                 assert whole(plain, scope, mode, named) == got
 
 
-def test_an_unchanged_store_is_answered_by_the_stored_output(
+def test_an_unchanged_store_is_answered_by_the_index_rows(
     agent: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     want = reference(agent)
     with indexed(agent, tmp_path) as store:
         assert whole(store) == want
-    no_parsing_nor_rows(monkeypatch)
+    no_parsing(monkeypatch)
     with indexed(agent, tmp_path) as store:
         assert whole(store) == want
 
 
-def test_a_grown_file_is_the_only_one_looked_up(
+def test_a_grown_file_is_the_only_one_read(
     agent: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    forbidden = ("listing", "folder_listings")  # (the stored output's records answer)
-    asked, grown = grown_file_lookups(agent, tmp_path, monkeypatch, whole, forbidden)
-    assert asked == [[str(grown)]]
+    read, grown = grown_file_reads(agent, tmp_path, monkeypatch, whole)
+    assert read == [(str(grown), True)]
 
 
 def test_new_and_vanished_files_and_folders_in_the_whole_output(
@@ -505,29 +458,14 @@ def test_new_and_vanished_files_and_folders_in_the_whole_output(
             assert not [p for p in store.index.cached(None) if "--home-ana-other--" in p]
 
 
-def test_a_damaged_stored_output_is_not_trusted(agent: Path, tmp_path: Path) -> None:
-    with indexed(agent, tmp_path) as store:
-        whole(store)
-    (stored,) = tmp_path.glob("index.sqlite3.out-*")
-    data = stored.read_bytes()
-    for damaged in (b"", data[:100], data[:-5], data[:-5] + b"xxxxxxxx", b"\xff" * 64):
-        stored.write_bytes(damaged)
-        with indexed(agent, tmp_path) as store:
-            assert whole(store) == reference(agent)
-        CHANGES["append"](agent / "sessions" / FOLDER / "s1.jsonl")
-        with indexed(agent, tmp_path) as store:
-            stored.write_bytes(damaged)
-            assert whole(store) == reference(agent)
-
-
 def test_a_file_read_with_an_error_is_not_kept_in_the_output(
     agent: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pitui.core import store as store_module
+    from pitui.core import pools
     from pitui.core.summary import FileSummary
 
     failing = str(agent / "sessions" / FOLDER / "s2.jsonl")
-    original = store_module._summarise_many
+    original = pools.summarise_many
 
     def flaky(tasks: list[tuple[str, object]], texts: bool = True) -> list[FileSummary]:
         results = original(tasks, texts)  # type: ignore[arg-type]
@@ -536,10 +474,10 @@ def test_a_file_read_with_an_error_is_not_kept_in_the_output(
             for r in results
         ]
 
-    monkeypatch.setattr(store_module, "_summarise_many", flaky)
+    monkeypatch.setattr(pools, "summarise_many", flaky)
     with indexed(agent, tmp_path) as store:
         assert failing.encode() not in whole(store)
-    monkeypatch.setattr(store_module, "_summarise_many", original)
+    monkeypatch.setattr(pools, "summarise_many", original)
     with indexed(agent, tmp_path) as store:  # the file reads now, unchanged: it is listed
         assert whole(store) == reference(agent)
         assert failing.encode() in whole(store)
@@ -597,56 +535,10 @@ def test_whole_output_without_the_index_and_with_a_custom_dir(tmp_path: Path) ->
         assert whole(s, "current").count(b'"path"') == 2
 
 
-@pytest.mark.parametrize("seed", range(300))
-def test_moving_changed_sessions_gives_the_threaded_order(seed: int) -> None:
-    import random
-
-    from pitui.core.store import Listed, _move, _threaded_order
-
-    rng = random.Random(seed)
-    count = rng.randint(1, 40)
-    names = [f"/s/{i}.jsonl" for i in range(count)]
-    # listed files have distinct real paths (else moving is not tried); a parent link may
-    # name one through a link
-    alias = {f"/link/{i}.jsonl": name for i, name in enumerate(names)}
-    items = []
-    for name in names:
-        roll = rng.random()
-        parent = (
-            None if roll < 0.5
-            else rng.choice(names) if roll < 0.8
-            else f"/link/{rng.randrange(count)}.jsonl" if roll < 0.85
-            else name if roll < 0.9
-            else "/elsewhere/x.jsonl"
-        )  # fmt: skip
-        items.append(Listed(name, rng.randint(0, 6), parent, None, "/", name, b""))
-
-    def normalize(path: str) -> str:
-        return alias.get(path, path)
-
-    def threaded(items: list[Listed]) -> tuple[list[Listed], list[int]]:
-        marks: list[int] = []
-        ordered = sorted(items, key=lambda item: (-item.modified, item.path))
-        return _threaded_order(ordered, normalize, marks), marks
-
-    before, marks = threaded(items)
-    fields = [list(column) for column in zip(*before, strict=True)][:6]
-    places = rng.sample(range(count), rng.randint(1, min(count, 5)))
-    moved = {at: before[at]._replace(modified=rng.randint(0, 8)) for at in places}
-    after = [moved.get(at, item) for at, item in enumerate(before)]
-    want, want_marks = threaded(after)
-    found = _move(fields, marks, moved, normalize)
-    assert found is not None
-    order, new_marks = found
-    assert [after[at] for at in order] == want
-    assert new_marks == want_marks
-
-
 @pytest.mark.parametrize("named", [False, True])
-def test_grown_sessions_are_moved_in_the_stored_output(
+def test_grown_sessions_take_their_new_place_in_the_threaded_output(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, named: bool
 ) -> None:
-    from pitui.core.store import Store as StoreClass
 
     root = tmp_path / "agent" / "sessions"
     layout = {  # name: (folder, last message time, parent session, session name)
@@ -672,16 +564,6 @@ def test_grown_sessions_are_moved_in_the_stored_output(
             lines.append(entry("session_info", "n1", "u1", t=1, name=name))
         files[key].write_bytes(jsonl(*lines, header=header))
 
-    patched: list[bool] = []
-    original = StoreClass._patched
-
-    def spy(self: StoreClass, *args: Any, **kwargs: Any) -> tuple[bytes, bytes] | None:
-        found = original(self, *args, **kwargs)
-        patched.append(found is not None)
-        return found
-
-    monkeypatch.setattr(StoreClass, "_patched", spy)
-
     def check() -> None:
         with Store(agent=tmp_path / "agent", cwd="/", index_path=tmp_path / "i.sqlite3") as s:
             got = whole(s, "all", "threaded", named)
@@ -706,10 +588,8 @@ def test_grown_sessions_are_moved_in_the_stored_output(
     for step in steps:
         grow(*step)
         check()
-    assert patched == [True] * len(steps)
-    if named:  # a session whose name goes is left out: made again
+    if named:  # a session whose name goes is left out
         grow(("c", 90))
         with files["c"].open("ab") as handle:
             handle.write(jsonl(entry("session_info", "n2", "u90", t=90, name=" "), header=None))
         check()
-        assert patched[-1] is False

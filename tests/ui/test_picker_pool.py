@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pitui.core import store as store_module
+from pitui.core import pools
 from pitui.core.store import Store
 from pitui.ui.catalog import StoreCatalog
 from tests.conftest import FIXTURES
@@ -19,7 +19,7 @@ from tests.ui.picker_kit import fake_app, picker, settle, wait_for
 async def test_cold_store_parsed_in_a_pool_under_the_app(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store_module, "POOL_MIN_BYTES", 0)
+    monkeypatch.setattr(pools, "POOL_MIN_BYTES", 0)
     agent = tmp_path / "agent"
     shutil.copytree(FIXTURES / "pi-written" / "agent", agent)
     expected = len(list((agent / "sessions").glob("*/*.jsonl")))
