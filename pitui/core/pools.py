@@ -16,13 +16,14 @@ open sessions (:func:`one_process_per_file`).
 from __future__ import annotations
 
 import contextlib
-import multiprocessing.context
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
+    # (multiprocessing is imported when a pool starts: a listing from the index starts none)
+    import multiprocessing.context
     from concurrent.futures import Future, ProcessPoolExecutor
 
     from pitui.core.fulltext import FtsResult, FtsTask

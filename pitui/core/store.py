@@ -670,12 +670,14 @@ class Store:
 
     @staticmethod
     def _order(items: Sequence[S], mode: SortMode, named_only: bool, keys: PathKeys) -> list[S]:
+        normalize = keys.__getitem__
+        if mode == "threaded" and not named_only:  # (the search module is not even imported)
+            return threaded_order(list(items), normalize)
         from pitui.core.search import filter_and_sort, named_filter
 
-        normalize = keys.__getitem__
         if mode != "threaded":
             return [row.item for row in filter_and_sort(items, "", mode, named_only, normalize)]
-        return threaded_order(named_filter(items) if named_only else list(items), normalize)
+        return threaded_order(named_filter(items), normalize)
 
     def _path_keys(self, sessions: Sequence[SearchableSession]) -> PathKeys:
         """The threaded view's path normalisation (see :func:`~pitui.core.order.path_keys`)."""
