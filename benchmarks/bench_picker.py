@@ -144,8 +144,9 @@ def child(mode: str, env: dict[str, str]) -> dict[str, Any]:
 
 
 def warm_index(env: dict[str, str]) -> None:
-    """A previous run, as a user had one: everything listed once (fills the index), then pitui
-    started once (its listing keeps the first page it shows at the next start)."""
+    """A previous run, as a user had one: everything listed once (fills the index: its newest
+    rows are the first page of the next start), then pitui started once, to the end of its load
+    (it reads the message texts a listing left out into the index)."""
     subprocess.run(
         [sys.executable, "-m", "pitui", "list", "--all", "--json"],
         env=env,
@@ -153,7 +154,7 @@ def warm_index(env: dict[str, str]) -> None:
         check=True,
         capture_output=True,
     )
-    child("cold", env)  # (to the end of its load, as a user who looked: the page is kept then)
+    child("cold", env)
 
 
 def read_all(agent: Path) -> int:
