@@ -293,9 +293,16 @@ def test_old_schema_is_replaced(agent: Path, tmp_path: Path) -> None:
     conn.execute("CREATE TABLE files (path TEXT)")
     conn.commit()
     conn.close()
+    # what older versions kept beside the index (whole outputs, first pages) goes with it
+    leftovers = [tmp_path / "index.sqlite3.out-0123abcd", tmp_path / "first-page-89ab.marshal"]
+    for leftover in leftovers:
+        leftover.write_bytes(b"old")
+    (tmp_path / "notes.txt").write_bytes(b"not ours")
     with indexed(agent, tmp_path) as store:
         assert listing(store) == reference(agent)
         assert store.warnings == []
+    assert not any(leftover.exists() for leftover in leftovers)
+    assert (tmp_path / "notes.txt").exists()
 
 
 def test_locked_index_still_lists_correctly(
