@@ -57,6 +57,7 @@ __all__ = [
     "parse_query",
     "prepare_search_texts",
     "score",
+    "search_cache_texts",
     "searchable_text",
 ]
 
@@ -140,6 +141,38 @@ def _prepared(text: str) -> _Prepared:
     return prep
 
 
+# The texts of the last listing searched. A session that grew has a new text; the old one, its
+# derived forms (about three times its size) and its remembered scores would otherwise stay until
+# the bound above: 20 KB and more for every line pi appends, for good. Only the last listing: a
+# reload makes new text objects even for the sessions that did not change, so keeping a second
+# listing would keep a second copy of every text.
+_listed: frozenset[str] = frozenset()
+
+
+def _retain(texts: frozenset[str]) -> None:
+    """Forget the cached forms and scores of texts that are not in this listing."""
+    global _cache_chars, _listed
+    if texts == _listed:
+        return  # the same listing again: nothing went stale
+    _listed = texts
+    with _cache_lock:
+        for stale in [text for text in _cache if text not in texts]:
+            del _cache[stale]
+            _cache_chars -= 3 * len(stale)
+    with _memo_lock:
+        tables: list[dict[str, Any]] = [*_memo.values(), *_walk_memo.values()]
+        for table in tables:
+            for stale in [text for text in table if text not in texts]:
+                del table[stale]
+
+
+def search_cache_texts() -> int:
+    """How many distinct texts the search remembers anything of (cached forms or scores)."""
+    with _cache_lock, _memo_lock:
+        tables: list[dict[str, Any]] = [_cache, *_memo.values(), *_walk_memo.values()]
+        return len({text for table in tables for text in table})
+
+
 def prepare_search_texts(texts: Iterable[str]) -> None:
     """Fill the cache ahead of the first key press (e.g. from a worker after listing)."""
     for text in texts:
@@ -155,6 +188,8 @@ def clear_search_cache() -> None:
     with _memo_lock:
         _memo.clear()
         _walk_memo.clear()
+    global _listed
+    _listed = frozenset()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -576,6 +611,7 @@ def filter_and_sort(
     parsed = parse_query(query)
     if parsed.error is not None:
         return []
+    _retain(frozenset(item.search_text for item in items))
     parts = parsed._parts
     tables = _score_tables(parts)
     pairs = [(part.scorer(), table) for part, table in zip(parts, tables, strict=True)]
