@@ -7,7 +7,8 @@
 //
 // pi is loaded from the package directory in $PI_ORACLE_PACKAGE_DIR (the folder holding pi's
 // package.json), or by its bare name if that variable is unset. PI_ORACLE_IMPORT=public forces
-// the package's public entry point (see loadPi).
+// the package's public entry point, PI_ORACLE_IMPORT=fast forbids it (see loadPi): pi 1.6.0's
+// entry point needs node >= 22.19, its session modules run on node 20.
 //
 // pi's SessionManager writes while it reads (it migrates and rewrites v1/v2 files, writes a header
 // into empty or invalid files, creates session directories while listing), so every file or agent
@@ -74,6 +75,10 @@ async function loadPublic() {
 
 async function loadPi() {
   const dir = packageDir();
+  if (process.env.PI_ORACLE_IMPORT === "fast") {
+    if (dir === null) throw new Error("PI_ORACLE_IMPORT=fast needs PI_ORACLE_PACKAGE_DIR");
+    return loadFast(dir);
+  }
   if (dir !== null && process.env.PI_ORACLE_IMPORT !== "public") {
     const fast = Object.values(FAST_MODULES).every((file) => existsSync(join(dir, file)));
     if (fast) return loadFast(dir);
@@ -83,12 +88,15 @@ async function loadPi() {
 
 async function cmdVersion() {
   const dir = packageDir();
-  const pub = await loadPublic();
+  const onlyFast = process.env.PI_ORACLE_IMPORT === "fast";
+  const pub = onlyFast ? null : await loadPublic();
   const info = {
     package: PACKAGE_NAME,
     version: null,
     node: process.version,
-    publicExports: ["SessionManager", "convertToLlm"].every((n) => typeof pub[n] === "function"),
+    publicExports:
+      pub !== null && ["SessionManager", "convertToLlm"].every((n) => typeof pub[n] === "function"),
+    fastExports: false,
     fastImportMatches: false,
   };
   if (dir !== null) {
@@ -97,9 +105,11 @@ async function cmdVersion() {
     info.version = pkg.version;
     try {
       const fast = await loadFast(dir);
-      info.fastImportMatches = Object.keys(FAST_MODULES).every((n) => fast[n] === pub[n]);
+      info.fastExports = true;
+      info.fastImportMatches =
+        pub !== null && Object.keys(FAST_MODULES).every((n) => fast[n] === pub[n]);
     } catch {
-      info.fastImportMatches = false;
+      info.fastExports = false;
     }
   }
   write(info);
@@ -113,6 +123,10 @@ function contentShape(content) {
   if (typeof content === "string") return "string";
   if (Array.isArray(content)) return content.map((block) => block?.type ?? null);
   return null;
+}
+
+function toolNames(tools) {
+  return Array.isArray(tools) ? tools.map((t) => (typeof t === "string" ? t : (t?.name ?? null))) : null;
 }
 
 // A small, stable digest of one context message: enough to compare roles, order and the
@@ -152,6 +166,12 @@ function summarizeMessage(m) {
       out.exitCode = m.exitCode ?? null;
       // pi tests it for truthiness (convertToLlm); absent means false.
       out.excludeFromContext = Boolean(m.excludeFromContext);
+      break;
+    case "system":
+      // pi 1.x: the prompt's sections and the tools it adds, by name (the digest the
+      // pi-written-1.6.0 corpus recorded; it leaves toolsRemoved out).
+      out.sections = m.sections && typeof m.sections === "object" ? Object.keys(m.sections) : null;
+      if (m.toolsAdded !== undefined) out.toolsAdded = toolNames(m.toolsAdded);
       break;
     default:
       out.keys = m && typeof m === "object" ? Object.keys(m).sort() : [];
@@ -270,6 +290,15 @@ function reportOne(pi, original, workDir) {
     };
     const llm = pi.convertToLlm(ctx.messages);
     out.llm = { messageCount: llm.length, roles: llm.map((m) => m.role) };
+    // pi 1.x only: the compaction-aware entry list and what each entry contributes.
+    if (typeof sm.buildContextEntries === "function") {
+      out.contextEntryIds = sm.buildContextEntries().map((e) => e.id);
+    }
+    if (typeof sm.buildSessionProjection === "function") {
+      out.projection = sm
+        .buildSessionProjection()
+        .entries.map((p) => [p.sourceEntry.id, p.messages.length]);
+    }
   }
   return out;
 }

@@ -1,8 +1,13 @@
-"""Ask pi's own library (npm `@mariozechner/pi-coding-agent` 0.73.1) what it reads from files.
+"""Ask pi's own library what it reads from files: pi 0.73.1 and pi 1.6.0.
 
-The package is installed once per machine into ``${XDG_CACHE_HOME:-~/.cache}/pitui-test/pi-0.73.1``
+pi 0.73.1 is npm ``@mariozechner/pi-coding-agent``; pi 1.6.0 is ``@earendil-works/pi-coding-agent``.
+Each is installed once per machine into ``${XDG_CACHE_HOME:-~/.cache}/pitui-test/pi-<version>``
 (under a lock, so concurrent pytest processes do not race) and driven through ``pi_oracle.mjs``,
 which only ever hands pi private copies of the files (pi rewrites files while reading them).
+
+pi 1.6.0's package index needs node >= 22.19 (it loads the whole TUI); its session modules
+(``dist/core/session-manager.js``, ``dist/core/messages.js``) run on node 20, so on an older node
+the oracle imports those two modules directly and the public-entry check is skipped.
 """
 
 from __future__ import annotations
@@ -19,11 +24,44 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-PI_PACKAGE = "@mariozechner/pi-coding-agent"
-PI_VERSION = "0.73.1"
-# pi declares its sibling packages with ^ ranges; pin them so the oracle is exactly 0.73.1.
-_PINNED_SIBLINGS = ("@mariozechner/pi-agent-core", "@mariozechner/pi-ai", "@mariozechner/pi-tui")
-_MIN_NODE = (20, 6)  # pi's package.json "engines"
+
+@dataclass(frozen=True)
+class PiRelease:
+    """One published pi whose SessionManager the tests ask."""
+
+    package: str
+    version: str
+    # Siblings declared with ^ ranges, pinned so that the oracle is exactly this release.
+    pinned_siblings: tuple[str, ...]
+    # The oldest node that runs the session modules (for 0.73.1 its package.json "engines").
+    min_node: tuple[int, int]
+    # The oldest node that loads the package's public entry point (its "engines").
+    public_entry_node: tuple[int, int]
+
+    @property
+    def label(self) -> str:
+        return f"pi {self.version}"
+
+
+PI_0_73 = PiRelease(
+    package="@mariozechner/pi-coding-agent",
+    version="0.73.1",
+    pinned_siblings=("@mariozechner/pi-agent-core", "@mariozechner/pi-ai", "@mariozechner/pi-tui"),
+    min_node=(20, 6),
+    public_entry_node=(20, 6),
+)
+# 1.6.0 pins its siblings exactly itself; its "engines" say node >= 22.19 for the whole package.
+PI_1_6 = PiRelease(
+    package="@earendil-works/pi-coding-agent",
+    version="1.6.0",
+    pinned_siblings=(),
+    min_node=(20, 6),
+    public_entry_node=(22, 19),
+)
+RELEASES = (PI_0_73, PI_1_6)
+# The names older tests import: the first oracle, 0.73.1.
+PI_PACKAGE = PI_0_73.package
+PI_VERSION = PI_0_73.version
 ORACLE_SCRIPT = Path(__file__).with_name("pi_oracle.mjs")
 _MARKER = ".pitui-oracle-ok"
 INSTALL_TIMEOUT = 900.0
@@ -40,23 +78,26 @@ class PiOracleError(RuntimeError):
 
 # Read once at import (test collection), before the suite points XDG_CACHE_HOME at a temp dir for
 # each test: the package is installed once per machine, not once per test session.
-_CACHE_BASE = os.environ.get("PITUI_TEST_CACHE") or os.environ.get("XDG_CACHE_HOME") or str(
-    Path.home() / ".cache"
+_CACHE_BASE = (
+    os.environ.get("PITUI_TEST_CACHE")
+    or os.environ.get("XDG_CACHE_HOME")
+    or str(Path.home() / ".cache")
 )
 
 
-def install_dir() -> Path:
+def install_dir(release: PiRelease = PI_0_73) -> Path:
     """Where the package is installed (npm ``--prefix``)."""
-    return Path(_CACHE_BASE) / "pitui-test" / f"pi-{PI_VERSION}"
+    return Path(_CACHE_BASE) / "pitui-test" / f"pi-{release.version}"
 
 
-def package_dir(prefix: Path | None = None) -> Path:
-    return (prefix or install_dir()) / "node_modules" / PI_PACKAGE
+def package_dir(prefix: Path | None = None, release: PiRelease = PI_0_73) -> Path:
+    return (prefix or install_dir(release)) / "node_modules" / release.package
 
 
-def _installed_version(prefix: Path) -> str | None:
+def _installed_version(prefix: Path, release: PiRelease) -> str | None:
     try:
-        data = json.loads((package_dir(prefix) / "package.json").read_text(encoding="utf-8"))
+        path = package_dir(prefix, release) / "package.json"
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     version = data.get("version") if isinstance(data, dict) else None
@@ -70,10 +111,15 @@ class PiOracle:
     node: str
     package_dir: Path
     timeout: float = RUN_TIMEOUT
+    release: PiRelease = PI_0_73
+    # False when this node cannot load the package's index (pi 1.6.0 on node < 22.19).
+    public_entry: bool = True
 
     def _run(self, args: Sequence[str], env_extra: dict[str, str] | None = None) -> list[JsonDict]:
         env = dict(os.environ)
         env["PI_ORACLE_PACKAGE_DIR"] = str(self.package_dir)
+        if not self.public_entry:
+            env["PI_ORACLE_IMPORT"] = "fast"
         env.update(env_extra or {})
         try:
             proc = subprocess.run(
@@ -151,86 +197,97 @@ def _install_lock(prefix: Path) -> Iterator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def _npm_install(npm: str, prefix: Path) -> str | None:
+def _npm_install(npm: str, prefix: Path, release: PiRelease) -> str | None:
     """Fresh install into ``prefix``; returns a failure reason or None."""
     shutil.rmtree(prefix, ignore_errors=True)
     prefix.mkdir(parents=True)
-    manifest = {
+    manifest: JsonDict = {
         "name": "pitui-pi-oracle",
         "private": True,
-        "dependencies": {PI_PACKAGE: PI_VERSION},
-        "overrides": dict.fromkeys(_PINNED_SIBLINGS, PI_VERSION),
+        "dependencies": {release.package: release.version},
     }
+    if release.pinned_siblings:
+        manifest["overrides"] = dict.fromkeys(release.pinned_siblings, release.version)
     (prefix / "package.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     # --ignore-scripts: only native extras (clipboard, koffi) have install scripts, and the
     # session code needs none of them.
+    spec = f"{release.package}@{release.version}"
     cmd = [npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--ignore-scripts"]
     try:
         proc = subprocess.run(
             cmd, capture_output=True, text=True, timeout=INSTALL_TIMEOUT, check=False
         )
     except subprocess.TimeoutExpired:
-        return f"npm install of {PI_PACKAGE}@{PI_VERSION} timed out after {INSTALL_TIMEOUT}s"
+        return f"npm install of {spec} timed out after {INSTALL_TIMEOUT}s"
     except OSError as exc:
         return f"cannot run npm: {exc}"
     if proc.returncode != 0:
         # npm's first error lines name the cause (code, syscall, message); the rest is a trace.
         lines = (proc.stderr or proc.stdout).strip().splitlines()
         cause = "; ".join([ln for ln in lines if ln.startswith("npm error")][:4] or lines[-4:])
-        return f"npm install of {PI_PACKAGE}@{PI_VERSION} failed ({proc.returncode}): {cause}"
+        return f"npm install of {spec} failed ({proc.returncode}): {cause}"
     return None
 
 
-def _install(node: str, npm: str, prefix: Path) -> str | None:
+def _install(oracle: PiOracle, npm: str, prefix: Path) -> str | None:
     """Install and verify under the lock; returns a failure reason or None."""
+    release = oracle.release
     marker = prefix / _MARKER
-    if marker.is_file() and _installed_version(prefix) == PI_VERSION:
+    if marker.is_file() and _installed_version(prefix, release) == release.version:
         return None
-    reason = _npm_install(npm, prefix)
+    reason = _npm_install(npm, prefix, release)
     if reason is not None:
         return reason
-    installed = _installed_version(prefix)
-    if installed != PI_VERSION:
-        return f"npm installed {PI_PACKAGE} {installed!r}, wanted {PI_VERSION}"
+    installed = _installed_version(prefix, release)
+    if installed != release.version:
+        return f"npm installed {release.package} {installed!r}, wanted {release.version}"
     try:
-        info = PiOracle(node, package_dir(prefix)).version()
+        info = oracle.version()
     except PiOracleError as exc:
-        return f"cannot load {PI_PACKAGE} with node: {exc}"
-    if not info.get("publicExports") or not info.get("fastImportMatches"):
-        return f"{PI_PACKAGE} does not export SessionManager/convertToLlm as expected: {info}"
+        return f"cannot load {release.package} with node: {exc}"
+    if not info.get("fastExports"):
+        return f"{release.package} does not export SessionManager/convertToLlm as expected: {info}"
+    if oracle.public_entry and not (info.get("publicExports") and info.get("fastImportMatches")):
+        return f"{release.package}'s entry point does not give the session modules' API: {info}"
     marker.write_text(json.dumps(info) + "\n", encoding="utf-8")
     return None
 
 
-_state: tuple[PiOracle | None, str] | None = None
+_states: dict[PiRelease, tuple[PiOracle | None, str]] = {}
 
 
-def ensure_pi() -> tuple[PiOracle | None, str]:
-    """Install the package if needed (once per process) and return ``(oracle, "")``.
-
-    Returns ``(None, reason)`` if node or npm is missing, node is too old, or the install fails.
-    """
-    global _state
-    if _state is not None:
-        return _state
+def _ensure(release: PiRelease) -> tuple[PiOracle | None, str]:
     node = shutil.which("node")
     npm = shutil.which("npm")
     if node is None or npm is None:
-        _state = (None, "node and npm are needed for the pi oracle (not on PATH)")
-        return _state
+        return None, "node and npm are needed for the pi oracle (not on PATH)"
     version = _node_version(node)
-    if version is None or version < _MIN_NODE:
-        want = ".".join(map(str, _MIN_NODE))
-        _state = (None, f"pi {PI_VERSION} needs node >= {want}, found {version}")
-        return _state
-    prefix = install_dir()
+    if version is None or version < release.min_node:
+        want = ".".join(map(str, release.min_node))
+        return None, f"{release.label} needs node >= {want}, found {version}"
+    prefix = install_dir(release)
+    oracle = PiOracle(
+        node,
+        package_dir(prefix, release),
+        release=release,
+        public_entry=version >= release.public_entry_node,
+    )
     try:
         with _install_lock(prefix):
-            reason = _install(node, npm, prefix)
+            reason = _install(oracle, npm, prefix)
     except OSError as exc:
         reason = f"cannot install into {prefix}: {exc}"
-    _state = (None, reason) if reason else (PiOracle(node, package_dir(prefix)), "")
-    return _state
+    return (None, reason) if reason else (oracle, "")
+
+
+def ensure_pi(release: PiRelease = PI_0_73) -> tuple[PiOracle | None, str]:
+    """Install the release if needed (once per process) and return ``(oracle, "")``.
+
+    Returns ``(None, reason)`` if node or npm is missing, node is too old, or the install fails.
+    """
+    if release not in _states:
+        _states[release] = _ensure(release)
+    return _states[release]
 
 
 def _require() -> PiOracle:
