@@ -24,8 +24,10 @@ class ModelRef:
     provider: str | None
     model_id: str | None
 
-    def to_json(self) -> dict[str, str | None]:
-        return {"provider": self.provider, "modelId": self.model_id}
+    def to_json(self) -> dict[str, str]:
+        """As pi's JSON has it: a part the message lacks is left out (``undefined``), not null."""
+        parts = {"provider": self.provider, "modelId": self.model_id}
+        return {key: value for key, value in parts.items() if value is not None}
 
 
 @dataclass(slots=True)
@@ -227,7 +229,8 @@ def _bash_text(message: dict[str, Any]) -> str:
 
 def to_llm_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """What pi sends to the model for these context messages (format §6.3): the coding-agent roles
-    become user messages; a ``!!`` bash execution (``excludeFromContext``) is dropped."""
+    become user messages; a ``!!`` bash execution (``excludeFromContext``) and a role pi does not
+    know are dropped (pi's ``convertToLlm``)."""
     result: list[dict[str, Any]] = []
     for message in messages:
         role = message.get("role")
@@ -247,9 +250,14 @@ def to_llm_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         elif role == "compactionSummary":
             text = COMPACTION_SUMMARY_PREFIX + f"{message.get('summary', '')}\n</summary>"
             result.append(_user_text(text, stamp))
-        else:
+        elif role in _LLM_ROLES:
             result.append(message)
+        # any other role (hookMessage in a v3 file, which is not migrated) pi drops
     return result
+
+
+# pi 1.6.0 sends system messages too; 0.73.1 has none to send (it never writes them).
+_LLM_ROLES = frozenset({"user", "assistant", "toolResult", "system"})
 
 
 def _user_text(text: str, stamp: Any) -> dict[str, Any]:
