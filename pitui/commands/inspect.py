@@ -7,6 +7,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from pitui.commands.common import CommandError, emit_json, entry_label, format_cost, out
+from pitui.core.facts import model_text
 
 if TYPE_CHECKING:
     # (imported when run: building the parser, which every pitui command does, stays light)
@@ -51,6 +52,7 @@ def inspect_json(session: Session, leaf: str | None = None) -> dict[str, Any]:
         "branchIds": [m.uid for m in branch],
         "rootIds": [m.uid for m in session.roots],
         "entryCount": len(session.entries),
+        "pendingBytes": session.pending,
         "context": {
             "roles": [m.get("role") for m in context.messages],
             "model": context.model.to_json() if context.model else None,
@@ -70,7 +72,9 @@ def inspect_json(session: Session, leaf: str | None = None) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     from pitui.core.session import Session
 
-    with Session.open(args.path, final=True) as session:
+    # As every reader decides (Session.open): an unterminated last line is pending while the
+    # file is fresh, an entry once it is quiet, so inspect and the others agree at any moment.
+    with Session.open(args.path) as session:
         report = inspect_json(session, args.leaf)
         if args.json:
             emit_json(report)
@@ -93,19 +97,24 @@ def _print_summary(session: Session, report: dict[str, Any]) -> None:
         out(f"  forked    from {report['parentSession']}")
     kinds = ", ".join(f"{n} {t}" for t, n in types.most_common())
     out(f"  entries   {report['entryCount']} ({kinds or 'none'})")
+    if session.pending:
+        out(
+            f"  pending   the last line ({session.pending:,} bytes, no newline yet) is still being "
+            "written; it is read once the file is quiet"
+        )
     out(f"  tree      {len(report['rootIds'])} root(s), {leaves} branch end(s)")
     leaf = session.get(report["leafId"]) if report["leafId"] else None
     if leaf is not None:
         out(f"  leaf      {entry_label(leaf)}; active branch {len(report['branchIds'])} entries")
     ctx = report["context"]
     model = ctx["model"]
-    model_text = f"{model['provider']}/{model['modelId']}" if model else "no model"
+    model_name = model_text(model.get("provider"), model.get("modelId")) if model else None
     # (a role that is not a string, as a hostile file may hold, is counted under "?")
     roles = Counter(role if isinstance(role, str) else "?" for role in ctx["roles"])
     out(
         f"  context   {len(ctx['roles'])} messages ("
         + ", ".join(f"{n} {r}" for r, n in roles.most_common())
-        + f"); {model_text}, thinking {ctx['thinkingLevel']}"
+        + f"); {model_name or 'no model'}, thinking {ctx['thinkingLevel']}"
     )
     branch, whole = report["stats"]["branch"], report["stats"]["file"]
     out(
