@@ -161,11 +161,22 @@ class TreeNode:
     @property
     def entry(self) -> Entry:
         if self._entry is None:
-            self._entry = parse_entry(self._session.raw(self.meta))
+            self._entry = _parse(self._session, self.meta)
         return self._entry
 
     def __repr__(self) -> str:
         return f"<TreeNode {self.meta.uid} {self.meta.type} children={len(self.children)}>"
+
+
+def _parse(view: Session, meta: EntryMeta) -> Entry:
+    """The entry as the library returns it. An entry without an id of its own gets its internal
+    id (``#<line>``, format §14), the one :meth:`SessionManager.get_leaf_id`, the tree and
+    :meth:`SessionManager.get_entry` use: one name for it everywhere (pi has none: its leaf id is
+    undefined and its branch empty, while its context walks from that entry)."""
+    raw = view.raw(meta)
+    if meta.id is None and isinstance(raw, dict):
+        raw = {**raw, "id": meta.uid}
+    return parse_entry(raw)
 
 
 def _message_raw(message: MessageInput) -> dict[str, Any]:
@@ -710,7 +721,7 @@ class SessionManager:
         """An entry by id (pi ``getEntry``; a duplicated id finds its last occurrence)."""
         view = self._view()
         meta = view.get(entry_id)
-        return parse_entry(view.raw(meta)) if meta is not None else None
+        return _parse(view, meta) if meta is not None else None
 
     def get_branch(self, from_id: str | None = None) -> builtins.list[Entry]:
         """Root → ``from_id`` (default: the leaf), every entry type (pi ``getBranch``, §7.2).
@@ -720,7 +731,7 @@ class SessionManager:
         meta = view.get(start) if start is not None else None
         if meta is None:
             return []
-        return [parse_entry(view.raw(m)) for m in view.path_to(meta)]
+        return [_parse(view, m) for m in view.path_to(meta)]
 
     def get_tree(self) -> builtins.list[TreeNode]:
         """The session as a tree (pi ``getTree``): roots in file order (orphans are roots),
@@ -756,7 +767,7 @@ class SessionManager:
         if parent is None:
             return []
         children = sorted(parent.children or (), key=lambda m: m.line)
-        return [parse_entry(view.raw(m)) for m in children]
+        return [_parse(view, m) for m in children]
 
     def get_label(self, entry_id: str) -> str | None:
         """The entry's current label (pi ``getLabel``, §8.1)."""
@@ -806,7 +817,7 @@ class SessionManager:
     def build_context_entries(self) -> builtins.list[Entry]:
         """The entries that make up what the model sees at the leaf (§10.3, [new] rules)."""
         view = self._view()
-        return [parse_entry(view.raw(m)) for m in _context_entries(view, self._leaf)]
+        return [_parse(view, m) for m in _context_entries(view, self._leaf)]
 
     def build_session_context(self) -> ContextResult:
         """Messages, thinking level and model at the leaf (pi ``buildSessionContext``, §10.4)."""
@@ -822,7 +833,7 @@ class SessionManager:
     def get_entries(self) -> builtins.list[Entry]:
         """Every entry in file order, header excluded (pi ``getEntries``)."""
         view = self._view()
-        return [parse_entry(view.raw(m)) for m in view.entries]
+        return [_parse(view, m) for m in view.entries]
 
     def get_header(self) -> SessionHeader | None:
         """The header (pi ``getHeader``), as version 3."""
@@ -926,7 +937,12 @@ class SessionManager:
             raise edit.WriteError(
                 f"the leaf {self._leaf} is no longer in {self._file}; branch() to an entry first"
             )
-        if meta.id is None or view.by_id.get(meta.id) is not meta:
+        if meta.id is None:
+            raise edit.WriteError(
+                f"cannot append under {meta.uid}: that entry has no id in the file, so pi would "
+                "not find the new entry's parent"
+            )
+        if view.by_id.get(meta.id) is not meta:
             raise edit.WriteError(
                 f"cannot append under {meta.uid}: its id is not unique in the file, so pi would "
                 "attach the new entry elsewhere"
