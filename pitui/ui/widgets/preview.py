@@ -22,6 +22,7 @@ from textual.message import Message
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
+from pitui.core.facts import model_text
 from pitui.core.paths import shorten_home
 from pitui.core.units import format_bytes
 from pitui.render.safe_text import safe_line, safe_text
@@ -75,9 +76,8 @@ def load_preview(path: str, entry_id: str | None = None) -> PreviewData:
                 (m.timestamp for m in reversed(session.entries) if m.role in ("user", "assistant")),
                 session.created,
             )
-            model = (
-                f"{context.model.provider}/{context.model.model_id}" if context.model else "none"
-            )
+            ref = context.model
+            model = (model_text(ref.provider, ref.model_id) if ref else None) or "none"
             facts = [
                 ("name", session.name or "(unnamed)"),
                 ("folder", shorten_home(session.cwd) if session.cwd else "(none)"),
