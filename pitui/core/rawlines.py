@@ -32,6 +32,7 @@ class RawLine:
     offset: int  # byte offset of the line's start
     size: int  # bytes, without the newline
     text: str  # the start of the line, decoded as Node would (U+FFFD for bad bytes)
+    cut: bool  # text is only the start of the line (PREVIEW_CHARS)
     verdict: str  # what pi makes of the line
     problem: bool  # the line is why the file is not a session, or is skipped by pi
 
@@ -117,8 +118,12 @@ def read_raw_lines(path: str) -> RawLines:
         verdict, problem = judge.verdict(bare.rstrip(b"\r"))
         if cut and not truncated:
             verdict += " (no newline at the end)"
-        text = raw.decode("utf-8", "replace")[:PREVIEW_CHARS]
-        lines.append(RawLine(len(lines) + 1, offset, len(raw), text, verdict, problem))
+        text = raw.decode("utf-8", "replace")
+        number = len(lines) + 1
+        short = text[:PREVIEW_CHARS]
+        lines.append(
+            RawLine(number, offset, len(raw), short, len(short) < len(text), verdict, problem)
+        )
         if cut:
             break
         offset = end + 1

@@ -56,3 +56,6 @@ def test_a_huge_file_is_read_in_part(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert len(raw.lines) == 4 and raw.truncated
     assert all(len(row.text) == rawlines.PREVIEW_CHARS for row in raw.lines)
     assert raw.lines[0].size == len(line) - 1
+    assert all(row.cut for row in raw.lines)
+    small = read_raw_lines(str(WILD / "header-without-id.jsonl")).lines
+    assert [row.cut for row in small] == [False, False, True]  # 94, 153 and 438 bytes

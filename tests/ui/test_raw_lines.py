@@ -17,9 +17,13 @@ class RawApp(App[None]):
         super().__init__()
         self.raw = read_raw_lines(str(WILD / name))
         self.notes: list[str] = []
+        self.closes = 0
 
     def compose(self) -> ComposeResult:
         yield RawLinesView(self.raw, id="raw")
+
+    def on_raw_lines_view_close_requested(self) -> None:
+        self.closes += 1
 
     def notify(self, message: str, **kwargs: Any) -> None:  # type: ignore[override]
         self.notes.append(message)
@@ -43,7 +47,7 @@ async def test_each_line_is_shown_with_its_verdict() -> None:
 
 async def test_every_tree_key_says_why_it_does_nothing() -> None:
     app = RawApp("header-without-id.jsonl")
-    moving = {"cursor_up", "cursor_down", "page_up", "page_down", "escape", "backspace"}
+    moving = {"cursor_up", "cursor_down", "page_up", "page_down", "escape", "backspace"}  # own
     keys = [
         command.keys.split(",")[0]
         for command in commands_for("tree")
@@ -58,3 +62,24 @@ async def test_every_tree_key_says_why_it_does_nothing() -> None:
             assert len(app.notes) == before + 1, key
             assert app.notes[-1].startswith(NOT_A_SESSION), key
         assert "no entries to label" in " ".join(app.notes)
+
+
+async def test_escape_asks_to_leave() -> None:
+    app = RawApp("header-without-id.jsonl")
+    async with app.run_test(size=(120, 30)) as pilot:
+        app.query_one(RawLinesView).focus()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.closes == 1
+
+
+async def test_the_selected_line_is_copied() -> None:
+    app = RawApp("line-before-header.jsonl")
+    async with app.run_test(size=(120, 30)) as pilot:
+        view = app.query_one(RawLinesView)
+        view.focus()
+        view.highlighted = 0
+        await pilot.pause()
+        view.copy_selected()
+        assert app.clipboard == '{"type":"title","title":"A fork\'s title line"}'
+        assert app.notes[-1].startswith("Copied line 1 (")

@@ -12,11 +12,13 @@ from __future__ import annotations
 from rich.console import Group
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from pitui.core.rawlines import RawLine, RawLines
 from pitui.render.safe_text import safe_line
+from pitui.ui.clipboard import copy_text
 from pitui.ui.commands import commands_for
 
 __all__ = ["NOT_A_SESSION", "RawLinesView", "why_not"]
@@ -42,13 +44,15 @@ def why_not(action: str) -> str:
 
 
 def _tree_bindings() -> list[BindingType]:
-    # The tree's keys, minus the movement keys this list answers itself and its Escape
-    # (left to the screen): each names an action that explains why it does nothing here.
-    own = {"cursor_up", "cursor_down", "page_up", "page_down", "escape", "backspace"}
+    # The tree's keys, minus the movement keys this list answers itself: Escape leaves, as in
+    # the tree; each other names an action that explains why it does nothing here.
+    own = {"cursor_up", "cursor_down", "page_up", "page_down", "backspace"}
     out: list[BindingType] = []
     for command in commands_for("tree"):
         action = command.action.split("(", 1)[0]
-        if action in own:
+        if action == "escape":
+            out.append(Binding(command.keys, "close", command.description, show=False))
+        if action in own or action == "escape":
             continue
         out.append(Binding(command.keys, f"not_here('{action}')", command.description, show=False))
     return out
@@ -68,6 +72,9 @@ class RawLinesView(OptionList):
     """One option per line of the file: its number, byte offset, size, pi's verdict, its text."""
 
     BINDINGS = _tree_bindings()
+
+    class CloseRequested(Message):
+        """Escape: leave the view (the screen decides what leaving means)."""
 
     DEFAULT_CSS = """
     RawLinesView { height: 1fr; border: none; }
@@ -97,6 +104,20 @@ class RawLinesView(OptionList):
             style="dim",
         )
         return text
+
+    def copy_selected(self) -> None:
+        """The selected line's text to the clipboard (its start only, for a long line)."""
+        line = self.selected_line
+        if line is None:
+            self.notify("No line selected", severity="warning")
+            return
+        what = f"line {line.number}"
+        if line.cut:
+            what += f" (its first {len(line.text):,} characters)"
+        copy_text(self.app, line.text, what)
+
+    def action_close(self) -> None:
+        self.post_message(self.CloseRequested())
 
     def action_not_here(self, action: str) -> None:
         self.notify(why_not(action), severity="warning")
