@@ -213,6 +213,11 @@ class Store:
         self._links: set[str] = set()  # listed names that are symbolic links
         self._real_dirs: dict[str, str] = {}  # default_normalize_path of scanned folders
         self._scanned: Scan = {}  # the last scan, by folder
+        # The sessions of the last listings, by path, with their files' keys: a reload hands
+        # back the same object for a file that did not change, and with it the texts already
+        # read (a picker following pi reloads many times a minute; new objects would read every
+        # text again and hold a second copy of each).
+        self._known: dict[str, tuple[Key, SessionInfo]] = {}
 
     # ---------------------------------------------------------------- the index
 
@@ -430,7 +435,8 @@ class Store:
         rows: list[Any] = []  # (path, brief, payload) of the files the index knows
         if index is not None:
             rows = index.listing(None if every_folder else list(scanned), brief=brief)
-        ready, loaded, stale, old_keys, missing = self._match(rows, keys, brief, keep)
+        reuse = None if brief else self._known
+        ready, loaded, stale, old_keys, missing = self._match(rows, keys, brief, keep, reuse)
         if missing and index is not None:
             self._forget(index, missing, scanned, every_folder)
         if ready and texts and index is not None:
@@ -451,11 +457,13 @@ class Store:
         keys: dict[str, Key | None],
         brief: bool,
         keep: Callable[[Any], bool] | None,
+        reuse: dict[str, tuple[Key, SessionInfo]] | None = None,
     ) -> tuple[list[Any], int, list[str], dict[str, Key], list[str]]:
         """The index's ``rows`` against the scan's ``keys`` (emptied): the records of the
         files whose key is unchanged, how many files are answered (unreadable ones and files
         that are no session included), the paths to summarise, the stored keys of those that
-        changed, and the rows of files that are gone."""
+        changed, and the rows of files that are gone. With ``reuse`` (``Store._known``) an
+        unchanged file's record is the one given last time, and ``reuse`` is kept current."""
         if not brief:
             from pitui.core.summary import SessionInfo, load_json
         unmarshal = marshal.loads
@@ -468,6 +476,8 @@ class Store:
         for path, blob, payload in rows:
             if path not in keys:
                 missing.append(path)
+                if reuse is not None:
+                    reuse.pop(path, None)
                 continue
             key = keys.pop(path)
             if key is None:
@@ -490,7 +500,13 @@ class Store:
                 _, modified, parent, name, cwd, sid = known
                 info = new(Listed, (path, modified, parent, name, cwd, sid, payload))
             else:
-                info = SessionInfo.from_row(path, key[0], load_json(payload))
+                previous = reuse.get(path) if reuse is not None else None
+                if previous is not None and previous[0] == key:
+                    info = previous[1]
+                else:
+                    info = SessionInfo.from_row(path, key[0], load_json(payload))
+                    if reuse is not None:
+                        reuse[path] = (key, info)
             if keep is None or keep(info):
                 ready.append(info)
         for path, key in keys.items():  # not (yet) in the index
@@ -556,6 +572,7 @@ class Store:
                     continue
                 if keep_texts:
                     session.all_messages_text = result.search_text
+                self._known[result.path] = (result.key, session)
                 batch.append(session)
             if batch:
                 yield batch
