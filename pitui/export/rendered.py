@@ -9,19 +9,17 @@ programs read.
 from __future__ import annotations
 
 import html
-import io
 from collections.abc import Sequence
 from typing import Any
 
-from rich.console import Console, RenderableType
+from rich.console import RenderableType
 from rich.segment import Segment
 from rich.terminal_theme import DEFAULT_TERMINAL_THEME, SVG_EXPORT_THEME, TerminalTheme
 
 from pitui.render import default_registry, render_messages
+from pitui.render.lines import Line, render_lines
 from pitui.render.registry import RenderContext, RendererRegistry
 from pitui.render.safe_text import sanitize_segments
-
-Line = list[Segment]
 
 #: Link targets kept in HTML; anything else (javascript:, data:, file:, relative) loses its link.
 SAFE_LINK_SCHEMES = ("http://", "https://", "mailto:")
@@ -67,22 +65,10 @@ def _context(width: int, dark: bool) -> RenderContext:
 
 
 def _lines(renderables: Sequence[RenderableType], width: int) -> list[list[Line]]:
-    console = Console(
-        width=width,
-        file=io.StringIO(),
-        force_terminal=True,
-        color_system="truecolor",
-        legacy_windows=False,
-        emoji=False,
-        markup=False,
-        highlight=False,
-    )
-    options = console.options.update(width=width)
-    out: list[list[Line]] = []
-    for renderable in renderables:
-        lines = console.render_lines(renderable, options, pad=False, new_lines=False)
-        out.append([_trim(list(sanitize_segments(line))) for line in lines])
-    return out
+    return [
+        [_trim(list(sanitize_segments(line))) for line in lines]
+        for lines in render_lines(renderables, width)
+    ]
 
 
 def _trim(line: Line) -> Line:
