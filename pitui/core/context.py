@@ -1,6 +1,7 @@
 """What the model sees at an entry (format §10, §15).
 
-``build_context_entries`` and ``build_session_context``.
+``build_context_entries`` and ``build_session_context``; ``estimate_context_tokens``, the size of a
+context as the session view shows it.
 
 The [new] rules: the latest compaction on the path is expanded; a compaction with ``retainedTail``
 (present and a list, even empty) is a self-contained checkpoint; otherwise ``firstKeptEntryId``
@@ -10,6 +11,7 @@ the system messages of the kept range; ``context_edit`` entries on the path edit
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -262,3 +264,27 @@ _LLM_ROLES = frozenset({"user", "assistant", "toolResult", "system"})
 
 def _user_text(text: str, stamp: Any) -> dict[str, Any]:
     return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": stamp}
+
+
+def estimate_context_tokens(session: Session, sources: Sequence[str]) -> int:
+    """Tokens the model would see with the context made of ``sources`` (entry uids, in context
+    order): the last assistant ``usage`` (input + output + cache read + cache write of that reply)
+    plus ~4 bytes a token for what follows it. A reply older than the latest compaction in the
+    context measured the context before it was compacted, so it does not count."""
+    metas = [m for m in (session.get(uid) for uid in sources) if m is not None]
+    compacted = max((m.line for m in metas if m.type == "compaction"), default=-1)
+    tail = 0
+    for meta in reversed(metas):
+        tokens = _usage_tokens(meta)
+        if tokens is not None and meta.line > compacted:
+            return tokens + tail // 4
+        tail += meta.length
+    return tail // 4
+
+
+def _usage_tokens(meta: EntryMeta) -> int | None:
+    usage = meta.usage
+    if meta.role != "assistant" or usage is None:
+        return None
+    numbers = [u if type(u) in (int, float) else 0 for u in usage]
+    return int(numbers[0] + numbers[1] + numbers[2] + numbers[3])

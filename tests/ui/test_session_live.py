@@ -71,6 +71,11 @@ def assert_like_fresh_load(app: ScreenApp, path: Path) -> None:
     assert f"whole file {int(whole.total_tokens):,} tok" in header
 
 
+def context_shown_at(screen: Any, uid: str) -> bool:
+    view = screen.context_pane.shown
+    return view is not None and view.uid == uid
+
+
 async def live_app(path: Path, pilot_size: tuple[int, int] = (120, 40), **kw: Any) -> ScreenApp:
     return ScreenApp(path, watch=True, clock=lambda: FROZEN, **kw)
 
@@ -102,8 +107,8 @@ async def test_appends_line_by_line_join_the_tree_and_follow_the_leaf(tmp_path: 
 
             await wait_for(pilot, shown)
             await wait_for(pilot, selected)  # the selection follows the new leaf
-        await wait_for(pilot, lambda: screen._shown is not None and screen._shown.uid == "n5")
-        view = screen._shown
+        await wait_for(pilot, lambda: context_shown_at(screen, "n5"))
+        view = screen.context_pane.shown
         assert view is not None and len(view.messages) == 10  # the preview moved along
         assert any("live 5" in text for text in screen.context_lines.plain_lines)
         assert_like_fresh_load(app, path)
@@ -192,7 +197,7 @@ async def test_replaced_file_is_reloaded_with_a_notice(tmp_path: Path) -> None:
         await started(app, pilot)
         screen = app.session_screen
         app.branch_tree.select_uid("a3")
-        await wait_for(pilot, lambda: screen._shown is not None and screen._shown.uid == "a3")
+        await wait_for(pilot, lambda: context_shown_at(screen, "a3"))
         replacement = jsonl(
             user("u1", None, "first", t=1),
             assistant("a1", "u1", "reply one", t=2),

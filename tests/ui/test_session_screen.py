@@ -22,7 +22,7 @@ from pitui.ui.catalog import StoreCatalog
 from pitui.ui.modals.confirm import ConfirmModal
 from pitui.ui.modals.switch import SwitchModal
 from pitui.ui.modals.text_input import TextInputModal
-from pitui.ui.screens.session import SessionScreen, estimate_context_tokens, resume_position
+from pitui.ui.screens.session import SessionScreen
 from pitui.ui.widgets.branch_tree import BranchTree
 from tests.conftest import FIXTURES, fixture_by_scenario
 from tests.core.sessiondata import assistant, entry, jsonl, user
@@ -515,7 +515,7 @@ async def test_preview_at_a_compaction_shows_summary_and_kept_tail(tmp_path: Pat
         await opened(app, pilot)
         await select(app, pilot, latest.uid)
         screen = app.session_screen
-        view = screen._shown
+        view = screen.context_pane.shown
         assert view is not None and view.uid == latest.uid
         assert len(view.messages) == len(context.messages)
         lines = screen.context_lines.plain_lines
@@ -531,7 +531,7 @@ async def test_preview_at_a_compaction_shows_summary_and_kept_tail(tmp_path: Pat
         assert round(screen.context_lines.scroll_offset.y) == 0
         # at the leaf the pane is scrolled to the last message
         await select(app, pilot, session.leaf_id or "")
-        leaf_view = screen._shown
+        leaf_view = screen.context_pane.shown
         assert leaf_view is not None and leaf_view.top > 0
         assert round(screen.context_lines.scroll_offset.y) == min(
             leaf_view.top,
@@ -546,7 +546,7 @@ async def test_long_context_draws_earlier_messages_when_scrolled_to(tmp_path: Pa
     async with app.run_test(size=(120, 30)) as pilot:
         await opened(app, pilot)
         screen = app.session_screen
-        view = screen._shown
+        view = screen.context_pane.shown
         assert view is not None and len(view.messages) == len(context.messages)
         assert 0 < view.first < len(view.messages)  # only the end is drawn at first
         lines = screen.context_lines
@@ -579,45 +579,6 @@ async def test_header_shows_branch_and_file_spend(tmp_path: Path) -> None:
         assert f"whole file {int(whole.total_tokens):,} tok ${whole.cost:.4f}" in header
         assert f"{len(session.entries)} entries" in header
         assert "branch ends" in header and "created 2025-03-07" in header
-
-
-def test_context_token_estimate_ignores_replies_older_than_a_compaction() -> None:
-    session = Session.from_bytes(
-        jsonl(
-            user("u1", None, "x" * 400, t=1),
-            assistant("a1", "u1", "y", t=2, usage={"input": 50_000, "output": 10,
-                      "cacheRead": 0, "cacheWrite": 0, "totalTokens": 50_010, "cost": {}}),
-            entry("compaction", "c1", "a1", t=3, summary="s" * 80, firstKeptEntryId="a1",
-                  tokensBefore=50_010),
-            user("u2", "c1", "z" * 40, t=4),
-        )
-    )  # fmt: skip
-    context = build_session_context(session, "u2")
-    estimate = estimate_context_tokens(session, context.sources)
-    assert 0 < estimate < 1_000  # not the 50k measured before compacting
-    after = Session.from_bytes(
-        jsonl(
-            user("u1", None, "x", t=1),
-            assistant("a1", "u1", "y", t=2, usage={"input": 900, "output": 100,
-                      "cacheRead": 0, "cacheWrite": 0, "totalTokens": 1000, "cost": {}}),
-            user("u2", "a1", "z" * 400, t=3),
-        )
-    )  # fmt: skip
-    sources = build_session_context(after, "u2").sources
-    assert 1_000 < estimate_context_tokens(after, sources) < 1_300
-
-
-def test_resume_position_sees_through_labels_and_markers() -> None:
-    session = Session.from_bytes(
-        jsonl(
-            user("u1", None, t=1),
-            assistant("a1", "u1", t=2),
-            entry("custom", "m1", "u1", t=3, customType="pitui.branch", data={}),
-            entry("label", "l1", "m1", t=4, targetId="a1", label="x"),
-        )
-    )
-    position = resume_position(session)
-    assert position is not None and position.id == "u1"
 
 
 # ------------------------------------------------------------------------------------ resume

@@ -1,0 +1,371 @@
+"""The session view's context pane: what the model sees at the selected entry.
+
+The screen says which entry (:meth:`ContextPane.show_entry`); the pane builds that entry's context
+and draws its messages in thread workers, and shows the lines with the Line API
+(:class:`ContextLines`). Only the end of a long context is drawn at first (the selected entry's
+own message and a few screens before it); scrolling to the top draws the earlier messages.
+
+Context builds read the session index without the screen's lock: such a read only ever sees the
+index before or after an append, and the screen asks again whenever the selected entry's path
+changes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.worker import get_current_worker
+
+from pitui.core.context import build_session_context, estimate_context_tokens
+from pitui.core.session import EntryMeta, Session, SessionError
+from pitui.render import RenderContext, render_messages, tool_calls_by_id
+from pitui.render.lines import render_lines
+from pitui.render.safe_text import one_line, safe_line, safe_text
+from pitui.ui.rendering import app_registry
+
+# Lines of context drawn at a time: the pane draws messages from the selected entry's end of the
+# context until it has this many screens of lines; scrolling to the top draws the earlier ones.
+SCREENS_DRAWN = 3
+MIN_LINES_DRAWN = 120
+CONTEXT_INTERVAL = 0.25  # seconds between two context builds, at least
+
+
+@dataclass(slots=True)
+class ContextView:
+    """The context pane's content for one entry. Messages are drawn (in workers) at ``width``
+    columns from ``first`` to the end; the earlier ones when the user scrolls up to them."""
+
+    uid: str
+    path: list[EntryMeta]  # root → the entry, to tell later whether its context changed
+    model: str
+    thinking: str
+    tokens: int
+    messages: list[dict[str, Any]]  # everything the model sees
+    sources: list[str]  # the entry each message came from
+    calls: dict[str, Any]  # tool calls by id, so a tool result is drawn with its call
+    first: int  # the first message drawn
+    lines: list[Strip]  # the drawn lines (a "more above" line first while first > 0)
+    top: int  # first line of the selected entry's own message (scrolled into view)
+    width: int
+
+    @property
+    def own(self) -> int:
+        """The index of the selected entry's own message (the end when it has none)."""
+        return next((i for i, s in enumerate(self.sources) if s == self.uid), len(self.messages))
+
+
+def strips(renderables: Sequence[RenderableType], width: int) -> list[Strip]:
+    """Renderables drawn at ``width`` as Textual lines (any thread)."""
+    return [Strip(line) for lines in render_lines(renderables, width) for line in lines]
+
+
+def draw_message(view: ContextView, index: int) -> list[Strip]:
+    """The lines of message ``index`` of the view (any thread)."""
+    one = slice(index, index + 1)
+    ctx = RenderContext(width=view.width)
+    drawn = render_messages(
+        app_registry(), view.messages[one], ctx, ids=view.sources[one], tool_calls=view.calls
+    )
+    return strips(drawn, view.width)
+
+
+def joined(blocks: list[list[Strip]]) -> tuple[list[Strip], list[int]]:
+    """The blocks' lines one after the other, and the first line of each block."""
+    out: list[Strip] = []
+    starts: list[int] = []
+    for lines in blocks:
+        starts.append(len(out))
+        out.extend(lines)
+    return out, starts
+
+
+def draw_back(
+    view: ContextView, stop: int, keep: int, budget: int
+) -> tuple[int, list[Strip], list[int]]:
+    """Draw messages backwards from ``stop`` (exclusive) until there are ``budget`` lines and the
+    message ``keep`` is drawn. Returns the first message drawn, its lines, each message's start."""
+    blocks: list[list[Strip]] = []
+    total = 0
+    index = stop
+    while index > 0 and (total < budget or index > keep):
+        index -= 1
+        blocks.append(draw_message(view, index))
+        total += len(blocks[-1])
+    blocks.reverse()
+    return (index, *joined(blocks))
+
+
+def grown_from(old: ContextView | None, view: ContextView) -> bool:
+    """Whether ``view`` is ``old``'s context with messages appended (pi wrote more and the
+    selection followed), the selected entry's own message among the new ones: then the lines
+    drawn for ``old`` stay valid and only the new messages need drawing."""
+    if old is None or old.width != view.width or view.own < len(old.messages):
+        return False
+    count, depth = len(old.sources), len(old.path)
+    return (
+        view.sources[:count] == old.sources
+        and view.path[:depth] == old.path
+        and not any(meta.type == "context_edit" for meta in view.path[depth:])
+    )
+
+
+def more_line(count: int, width: int) -> Strip:
+    text = Text(f"↑ {count:,} earlier message{'s' if count != 1 else ''}: scroll up to show",
+                style="dim italic")  # fmt: skip
+    return strips([text], width)[0]
+
+
+def context_view(session: Session, uid: str, width: int) -> ContextView | None:
+    """The context at entry ``uid``, nothing drawn yet (any thread; None: no such entry)."""
+    meta = session.get(uid)
+    if meta is None:
+        return None
+    path = session.path_to(meta)
+    context = build_session_context(session, uid)
+    tokens = estimate_context_tokens(session, context.sources)
+    model = f"{context.model.provider}/{context.model.model_id}" if context.model else "no model"
+    messages = context.messages
+    return ContextView(uid, path, model, context.thinking_level, tokens, messages,
+                       context.sources, dict(tool_calls_by_id(messages)), len(messages), [], 0,
+                       width)  # fmt: skip
+
+
+def draw_view(view: ContextView, old: ContextView | None, budget: int) -> None:
+    """Draw the view's last messages, at least ``budget`` lines (any thread). When it is
+    ``old``'s context grown, only the new messages are drawn."""
+    messages, own, width = view.messages, view.own, view.width
+    if grown_from(old, view) and old is not None:
+        start = len(old.messages)
+        lines, starts = joined([draw_message(view, i) for i in range(start, len(messages))])
+        top = len(old.lines) + (starts[own - start] if own < len(messages) else len(lines))
+        view.first, view.lines, view.top = old.first, old.lines + lines, top
+        return
+    first, lines, starts = draw_back(view, len(messages), own, budget)
+    if not messages:
+        text = Text("(nothing: the model sees no messages at this point)", style="dim")
+        lines = strips([text], width)
+    top = starts[own - first] if own < len(messages) else len(lines)
+    if first > 0:
+        lines.insert(0, more_line(first, width))
+        top += 1
+    view.first, view.lines, view.top = first, lines, top
+
+
+def _compact(number: int) -> str:
+    """1234 → 1.2k, 1234567 → 1.2M (pi's footer style)."""
+    if number < 1000:
+        return str(number)
+    if number < 1_000_000:
+        return f"{number / 1000:.1f}k" if number < 10_000 else f"{number // 1000}k"
+    return f"{number / 1_000_000:.1f}M"
+
+
+class ContextLines(ScrollView, can_focus=True):
+    """The context pane's body: lines drawn in workers, shown with the Line API. Scrolling to the
+    top while earlier messages are not drawn yet asks for them (:class:`NeedEarlier`)."""
+
+    class NeedEarlier(Message):
+        pass
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._lines: list[Strip] = []
+        self._top = 0
+        self._more = False  # earlier messages are not drawn
+        self._asked = False
+
+    def show(self, lines: list[Strip], top: int, *, more: bool) -> None:
+        """Show ``lines`` scrolled so that line ``top`` is in view (as high as it can go)."""
+        self._lines = lines
+        self._top = top
+        self._more, self._asked = more, False
+        self.virtual_size = Size(self.scrollable_content_region.width, len(lines))
+        self._anchor()
+        self.call_after_refresh(self._anchor)  # again once the layout knows the new size
+        self.refresh()
+
+    def prepend(self, lines: list[Strip], *, more: bool) -> None:
+        """Earlier lines arrived: they replace the first ("more above") line; the view stays."""
+        added = len(lines) - 1
+        self._lines = lines + self._lines[1:]
+        self._top += added
+        self._more, self._asked = more, False
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self._lines))
+        self.scroll_to(y=self.scroll_y + added, animate=False, immediate=True)
+        self.refresh()
+
+    def _anchor(self) -> None:
+        height = self.scrollable_content_region.height
+        self.scroll_to(y=min(self._top, max(0, len(self._lines) - height)), animate=False,
+                       immediate=True)  # fmt: skip
+        self._check_more()
+
+    def on_resize(self) -> None:
+        self._anchor()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self._check_more()
+
+    def _check_more(self) -> None:
+        if self._more and not self._asked and round(self.scroll_y) == 0 and self._lines:
+            self._asked = True
+            self.post_message(self.NeedEarlier())
+
+    @property
+    def plain_lines(self) -> list[str]:
+        return [strip.text for strip in self._lines]
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        index = y + round(self.scroll_offset.y)
+        if 0 <= index < len(self._lines):
+            return self._lines[index].crop_extend(0, width, base).apply_style(base)
+        return Strip.blank(width, base)
+
+
+class ContextPane(Vertical):
+    """The context at the selected entry: its messages, and in the border the entry, the model,
+    the thinking level and the estimated tokens."""
+
+    class _Ready(Message):
+        def __init__(self, view: ContextView | None, error: str | None = None) -> None:
+            super().__init__()
+            self.view = view
+            self.error = error
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, ContextPane._Ready)
+
+    class _EarlierReady(Message):
+        def __init__(self, view: ContextView, first: int, lines: list[Strip]) -> None:
+            super().__init__()
+            self.view = view
+            self.first = first
+            self.lines = lines
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.shown: ContextView | None = None
+        self._session: Session | None = None
+        self._wanted: str | None = None  # the entry whose context was asked for last
+        self._started = 0.0  # monotonic time the last context build started
+
+    def compose(self) -> ComposeResult:
+        yield ContextLines(id="context-lines")
+
+    def on_mount(self) -> None:
+        self.border_title = Text("Context")
+
+    @property
+    def lines(self) -> ContextLines:
+        return self.query_one(ContextLines)
+
+    def show_entry(self, session: Session, uid: str, *, force: bool = False) -> None:
+        """Show the context at ``uid`` unless the pane already shows that exact context
+        (``force``: draw it again, e.g. after the file was read again)."""
+        meta = session.get(uid)
+        if meta is None:
+            return
+        view = self.shown
+        if (
+            not force
+            and self._session is session
+            and self._wanted == uid
+            and view is not None
+            and view.uid == uid
+            and view.path == session.path_to(meta)
+        ):
+            return
+        self._session, self._wanted = session, uid
+        self._build(session, uid, self._width())
+
+    def on_resize(self) -> None:
+        view, session = self.shown, self._session
+        if view is not None and session is not None and self._width() != view.width:
+            self.show_entry(session, view.uid, force=True)
+
+    def _width(self) -> int:
+        return max(self.lines.scrollable_content_region.width, 20)
+
+    def _budget(self) -> int:
+        height = max(self.lines.scrollable_content_region.height, 10)
+        return max(height * SCREENS_DRAWN, MIN_LINES_DRAWN)
+
+    @work(thread=True, group="context", exclusive=True, exit_on_error=False)
+    def _build(self, session: Session, uid: str, width: int) -> None:
+        worker = get_current_worker()
+        # let a burst of key presses settle, and build at most every CONTEXT_INTERVAL (pi may
+        # be writing: the selection follows each new entry, the context need not keep up)
+        time.sleep(max(0.03, self._started + CONTEXT_INTERVAL - time.monotonic()))
+        if worker.is_cancelled:
+            return
+        self._started = time.monotonic()
+        try:
+            view = context_view(session, uid, width)
+        except (OSError, SessionError) as exc:
+            if not worker.is_cancelled:
+                self.post_message(self._Ready(None, str(exc)))
+            return
+        if view is None or worker.is_cancelled:
+            return
+        draw_view(view, self.shown, self._budget())
+        if not worker.is_cancelled:
+            self.post_message(self._Ready(view))
+
+    @on(_Ready)
+    def _on_ready(self, message: _Ready) -> None:
+        view = message.view
+        if view is None:
+            self.border_subtitle = None
+            self.lines.show(strips([safe_text(message.error or "")], 40), 0, more=False)
+            return
+        if view.uid != self._wanted:
+            return  # the selection moved on meanwhile; its own context is on the way
+        self.shown = view
+        title = Text("Context at ")
+        title.append(one_line(view.uid, 40), "bold")
+        count = len(view.messages)
+        title.append(f" · {count:,} message{'s' if count != 1 else ''}")
+        self.border_title = title
+        info = Text()
+        info.append_text(safe_line(view.model))
+        info.append(f" · thinking {view.thinking} · ~{_compact(view.tokens)} tok")
+        self.border_subtitle = info
+        self.lines.show(view.lines, view.top, more=view.first > 0)
+
+    @on(ContextLines.NeedEarlier)
+    def _on_need_earlier(self) -> None:
+        view = self.shown
+        if view is not None and view.first > 0:
+            self._draw_earlier(view)
+
+    @work(thread=True, group="context-earlier", exclusive=True, exit_on_error=False)
+    def _draw_earlier(self, view: ContextView) -> None:
+        first, lines, _ = draw_back(view, view.first, view.first, self._budget())
+        if first > 0:
+            lines.insert(0, more_line(first, view.width))
+        self.post_message(self._EarlierReady(view, first, lines))
+
+    @on(_EarlierReady)
+    def _on_earlier(self, message: _EarlierReady) -> None:
+        view = message.view
+        if view is not self.shown or message.first >= view.first:
+            return
+        view.lines = message.lines + view.lines[1:]
+        view.top += len(message.lines) - 1
+        view.first = message.first
+        self.lines.prepend(message.lines, more=view.first > 0)
