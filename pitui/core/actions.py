@@ -64,6 +64,7 @@ __all__ = [
     "check_write",
     "extract",
     "label",
+    "label_build",
     "migrate",
     "migration_losses",
     "plan_switch",
@@ -73,6 +74,7 @@ __all__ = [
     "restore_last",
     "resume_position",
     "switch",
+    "switch_build",
     "trash",
 ]
 
@@ -343,12 +345,17 @@ def label(
 ) -> Written:
     """Set (``text``) or clear (``None`` / ``""``) the label of entry ``uid`` (pi's label entry,
     a child of the leaf)."""
+    return append(session, label_build(uid, text, clock=clock), force=force, clock=clock)
+
+
+def label_build(uid: str, text: str | None, *, clock: float | None = None) -> Build:
+    """What :func:`label` appends, for a caller that runs the guards and the write itself."""
 
     def build(current: Session) -> list[dict[str, Any]]:
         target = _own_entry(current, uid, "label it")
         return [edit.label_entry(current, target, text or None, clock=clock)]
 
-    return append(session, build, force=force, clock=clock)
+    return build
 
 
 def resume_position(session: Session) -> EntryMeta | None:
@@ -389,12 +396,17 @@ def switch(
 ) -> Written:
     """Make pi resume at entry ``uid`` (``None``: a new root): a context-neutral marker, or with
     ``summary`` a ``branch_summary`` that enters the context (format §7.3)."""
+    return append(session, switch_build(uid, summary, clock=clock), force=force, clock=clock)
+
+
+def switch_build(uid: str | None, summary: str | None, *, clock: float | None = None) -> Build:
+    """What :func:`switch` appends, for a caller that runs the guards and the write itself."""
 
     def build(current: Session) -> list[dict[str, Any]]:
         new_leaf = _own_entry(current, uid, "resume there") if uid is not None else None
         return edit.switch_entries(current, new_leaf, summary=summary or None, clock=clock)
 
-    return append(session, build, force=force, clock=clock)
+    return build
 
 
 def extract(session: Session, uid: str, output: str | None = None) -> edit.Extracted:

@@ -389,17 +389,6 @@ def resume_point(session: Session, meta: EntryMeta) -> tuple[EntryMeta | None, s
     return meta, None
 
 
-def resume_position(session: Session) -> EntryMeta | None:
-    """Where pi continues when it opens the file: the leaf, seen through the entries that do not
-    change the context (labels and pitui's own switch markers)."""
-    node = session.leaf
-    while node is not None and (
-        node.type == "label" or (node.type == "custom" and node.custom_type == MARKER_CUSTOM_TYPE)
-    ):
-        node = node.parent
-    return node
-
-
 def switch_entries(
     session: Session,
     new_leaf: EntryMeta | None,

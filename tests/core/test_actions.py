@@ -399,3 +399,16 @@ def test_resume_template_is_substituted_once_from_the_template() -> None:
     )
     assert argv == ("pi", "--session", "/s/x_{id}_{cwd}.jsonl", "--in=/w/{path}", "SIDSID",
                     "{other}")  # fmt: skip
+
+
+def test_resume_position_sees_through_labels_and_markers() -> None:
+    session = Session.from_bytes(
+        jsonl(
+            user("u1", None, t=1),
+            assistant("a1", "u1", t=2),
+            entry("custom", "m1", "u1", t=3, customType="pitui.branch", data={}),
+            entry("label", "l1", "m1", t=4, targetId="a1", label="x"),
+        )
+    )
+    position = actions.resume_position(session)
+    assert position is not None and position.id == "u1"

@@ -290,15 +290,3 @@ def test_concurrent_pi_appends_and_pitui_labels_never_mix_lines(tmp_path: Path) 
     assert reread.labels["u"] == f"L{len(ours) - 1}"
     assert len(build_session_context(reread).messages) >= 2
 
-
-def test_resume_position_sees_through_labels_and_markers() -> None:
-    session = Session.from_bytes(
-        jsonl(
-            user("u1", None, t=1),
-            assistant("a1", "u1", t=2),
-            entry("custom", "m1", "u1", t=3, customType="pitui.branch", data={}),
-            entry("label", "l1", "m1", t=4, targetId="a1", label="x"),
-        )
-    )
-    position = edit.resume_position(session)
-    assert position is not None and position.id == "u1"

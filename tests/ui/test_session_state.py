@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pitui.core.counts import count_session
+from pitui.core.live_facts import LiveFacts
 from pitui.core.session import Session
 from pitui.core.treeview import TreeView
 from pitui.ui.screens.session.follow import LiveFile, catch_up
@@ -42,9 +42,9 @@ def test_counts_grow_only_once_counted(tmp_path: Path) -> None:
     session = Session.open(path, final=True)
     state = SessionState(follow=True)
     state.count_new(session, session.entries[-1:])
-    assert state.counts is None  # still counting: nothing to add to
+    assert state.facts is None  # still counting: nothing to add to
     state.recount(session)
-    assert state.counts == count_session(session)
+    assert state.facts == LiveFacts.count(session)
 
 
 def test_undo_gives_back_the_last_step_first() -> None:

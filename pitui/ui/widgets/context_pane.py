@@ -29,7 +29,9 @@ from textual.strip import Strip
 from textual.worker import get_current_worker
 
 from pitui.core.context import build_session_context, estimate_context_tokens
+from pitui.core.facts import model_text
 from pitui.core.session import EntryMeta, Session, SessionError
+from pitui.core.units import format_tokens
 from pitui.render import RenderContext, render_messages, tool_calls_by_id
 from pitui.render.lines import render_lines
 from pitui.render.safe_text import one_line, safe_line, safe_text
@@ -135,9 +137,9 @@ def context_view(session: Session, uid: str, width: int) -> ContextView | None:
     path = session.path_to(meta)
     context = build_session_context(session, uid)
     tokens = estimate_context_tokens(session, context.sources)
-    model = f"{context.model.provider}/{context.model.model_id}" if context.model else "no model"
+    named = model_text(context.model.provider, context.model.model_id) if context.model else None
     messages = context.messages
-    return ContextView(uid, path, model, context.thinking_level, tokens, messages,
+    return ContextView(uid, path, named or "no model", context.thinking_level, tokens, messages,
                        context.sources, dict(tool_calls_by_id(messages)), len(messages), [], 0,
                        width)  # fmt: skip
 
@@ -161,15 +163,6 @@ def draw_view(view: ContextView, old: ContextView | None, budget: int) -> None:
         lines.insert(0, more_line(first, width))
         top += 1
     view.first, view.lines, view.top = first, lines, top
-
-
-def _compact(number: int) -> str:
-    """1234 → 1.2k, 1234567 → 1.2M (pi's footer style)."""
-    if number < 1000:
-        return str(number)
-    if number < 1_000_000:
-        return f"{number / 1000:.1f}k" if number < 10_000 else f"{number // 1000}k"
-    return f"{number / 1_000_000:.1f}M"
 
 
 class ContextLines(ScrollView, can_focus=True):
@@ -343,7 +336,7 @@ class ContextPane(Vertical):
         self.border_title = title
         info = Text()
         info.append_text(safe_line(view.model))
-        info.append(f" · thinking {view.thinking} · ~{_compact(view.tokens)} tok")
+        info.append(f" · thinking {view.thinking} · ~{format_tokens(view.tokens)} tok")
         self.border_subtitle = info
         self.lines.show(view.lines, view.top, more=view.first > 0)
 

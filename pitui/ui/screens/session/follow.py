@@ -48,13 +48,6 @@ class OneFileWatcher(SessionWatcher):
         return super().process([p for p in paths if p == self.path])
 
 
-def file_state(path: str) -> edit.FileState | None:
-    try:
-        return edit.file_state(path)
-    except OSError:
-        return None
-
-
 @dataclass(slots=True)
 class LiveFile:
     """The shown file as last seen on disk."""
@@ -65,7 +58,6 @@ class LiveFile:
     mtime: float = 0.0
     read_only: bool = False  # deleted on disk: the last content stays shown, nothing is written
     grew_at: float = 0.0  # monotonic time the file last grew (pi is writing)
-    last_write: edit.FileState | None = None  # the file as pitui's own last append left it
 
     def seen(self, *, identity: bool = False) -> None:
         """Note the file's size and time (``identity``: and which file it is) as they are now."""
@@ -82,11 +74,6 @@ class LiveFile:
 
     def pi_writing(self) -> bool:
         return time.monotonic() - self.grew_at < edit.BUSY_SECONDS
-
-    def as_pitui_left_it(self) -> bool:
-        """Whether the file is exactly as pitui's own last write left it (then it is not "busy",
-        however fresh its time)."""
-        return self.last_write is not None and file_state(self.path) == self.last_write
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ few appended bytes is cheap there), always under one :class:`asyncio.Lock`, so t
 and the writes never see it half-updated. Everything slow runs in threads and hands a result back:
 reading or re-reading a whole file, migrating a v1/v2 file, the append itself (``os.write`` +
 ``fsync``), extracting a branch, and building and drawing the context pane. Every write goes
-through :mod:`pitui.core.edit`, exactly as the command line does it.
+through :mod:`pitui.core.actions` (:mod:`.writes`), with the guards the command line has.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
 from rich.text import Text
 from textual import events, on, work
@@ -33,9 +33,7 @@ from textual.widgets import Footer, LoadingIndicator, Static
 
 from pitui.config import Settings
 from pitui.core import edit
-from pitui.core.models import dump_entry
 from pitui.core.paths import shorten_home
-from pitui.core.problems import ProblemKind
 from pitui.core.session import EntryMeta, Session, SessionError
 from pitui.core.treeview import TreeView
 from pitui.core.watch import (
@@ -50,35 +48,20 @@ from pitui.core.watch import (
 from pitui.render.safe_text import one_line
 from pitui.ui.clipboard import copy_message, copy_resume_command, copy_session_path
 from pitui.ui.commands import bindings_for
-from pitui.ui.modals.confirm import ConfirmModal
-from pitui.ui.modals.switch import SwitchChoice, SwitchModal
-from pitui.ui.modals.text_input import TextInputModal
 from pitui.ui.screens.session.follow import (
     Change,
     LiveFile,
     OneFileWatcher,
     catch_up,
     head_line,
-    install,
 )
-from pitui.ui.screens.session.state import SessionState, UndoStep, selection_at_leaf
+from pitui.ui.screens.session.state import SessionState, selection_at_leaf
+from pitui.ui.screens.session.writes import SessionWrites
 from pitui.ui.widgets.branch_tree import BranchTree
 from pitui.ui.widgets.context_pane import ContextLines, ContextPane
-from pitui.ui.widgets.session_header import HeaderFacts, SessionHeader
+from pitui.ui.widgets.session_header import HeaderView, SessionHeader
 
 NARROW_WIDTH = 110  # below this many columns the context pane goes under the tree
-
-
-def _migrated(path: str) -> Session:
-    """Rewrite a v1/v2 file as version 3 (atomic) and return its new index (worker thread)."""
-    session = Session.open(path)
-    edit.migrate_file(session)
-    return session
-
-
-def _call_if(ok: bool | None, then: Callable[[], object]) -> None:
-    if ok:
-        then()
 
 
 class SessionScreen(Screen[None]):
@@ -124,7 +107,8 @@ class SessionScreen(Screen[None]):
         # opened at the leaf: follow new entries
         self.state = SessionState(follow=select is None)
         self.file = LiveFile(self.path)
-        self._io = asyncio.Lock()  # every change of the index, and every write, holds it
+        self.writes = SessionWrites(self)
+        self.io_lock = asyncio.Lock()  # every change of the index, and every write, holds it
         self._stop_watch = asyncio.Event()
 
     @property
@@ -226,7 +210,7 @@ class SessionScreen(Screen[None]):
         session = self.session
         if session is None:
             return
-        async with self._io:
+        async with self.io_lock:
             await asyncio.to_thread(self.state.recount, session)
         self._render_header()
         if self.watch_enabled:
@@ -238,14 +222,14 @@ class SessionScreen(Screen[None]):
             return
         live = self.file
         self.header.show(
-            HeaderFacts(
+            HeaderView(
                 name=session.name,
                 cwd=session.cwd,
                 created=session.created,
                 file_size=live.size,
                 modified=live.mtime,
                 entries=len(session.entries),
-                counts=self.state.counts,
+                facts=self.state.facts.facts if self.state.facts is not None else None,
                 read_only=live.read_only,
                 writing=live.pi_writing(),
                 follow=self.state.follow,
@@ -259,7 +243,7 @@ class SessionScreen(Screen[None]):
             self.context_pane.show_entry(self.session, message.uid)
 
     # ---------------------------------------------------------------------------- the file
-    def _replaced(self) -> None:
+    def replaced(self) -> None:
         """The index holds a new reading of the file: redraw everything from it."""
         session = self.session
         if session is None:
@@ -271,7 +255,7 @@ class SessionScreen(Screen[None]):
         if uid is not None:
             self.context_pane.show_entry(session, uid, force=True)
 
-    async def _catch_up(
+    async def bring_up_to_date(
         self, *, follow: bool = True
     ) -> Literal["unchanged", "grew", "replaced", "gone"]:
         """Bring the index up to date with the file and redraw what changed. Lock held."""
@@ -286,7 +270,7 @@ class SessionScreen(Screen[None]):
         if change.deleted:
             self._file_gone()
         elif change.kind == "replaced":
-            self._replaced()
+            self.replaced()
         elif change.kind == "grew":
             self._grown(change.new, follow=follow)
         for text, severity in change.notices:
@@ -294,7 +278,7 @@ class SessionScreen(Screen[None]):
 
     def _grown(self, new: Sequence[EntryMeta], *, follow: bool) -> None:
         """New entries were read: into the tree in place, the selection follows if it was on the
-        leaf (follow mode; not for pitui's own writes), the header counts them."""
+        leaf (follow mode; not for pitui's own writes), the header's facts count them."""
         session = self.session
         if session is None:
             return
@@ -338,18 +322,18 @@ class SessionScreen(Screen[None]):
                 await self._on_watch_event(event)
 
     async def _late_catch_up(self) -> None:
-        async with self._io:
-            await self._catch_up()
+        async with self.io_lock:
+            await self.bring_up_to_date()
 
     async def _on_watch_event(self, event: WatchEvent) -> None:
         if isinstance(event, WatchNotice):
             self.notify(one_line(event.message, 200), severity="warning")
         elif isinstance(event, SessionDeleted):  # also renamed away: pi never renames files
-            async with self._io:
+            async with self.io_lock:
                 self._file_gone()
         elif isinstance(event, SessionGrew | SessionReplaced | SessionCreated):
-            async with self._io:
-                kind = await self._catch_up()
+            async with self.io_lock:
+                kind = await self.bring_up_to_date()
                 if kind == "grew":
                     self.file.grew()
                     self.set_timer(edit.BUSY_SECONDS + 0.1, self._render_header)
@@ -360,167 +344,30 @@ class SessionScreen(Screen[None]):
         self.notify("Following new entries" if self.state.follow else "Not following new entries")
 
     # ---------------------------------------------------------------------------- writing
-    async def _append(
-        self,
-        failure: str,
-        build: Callable[[Session], list[dict[str, Any]]],
-        *,
-        force: bool,
-        retry: Callable[[], object],
-    ) -> bool:
-        """Append what ``build`` makes from the up-to-date index; False if nothing was written
-        (the user was told why, or asked whether to write to a busy file)."""
-        if self.read_only:
-            self.notify(
-                f"{failure}: the file was deleted on disk; pitui does not write to it",
-                severity="error",
-            )
-            return False
-        async with self._io:
-            session = self.session
-            if session is None or await self._catch_up(follow=False) == "gone" or self.read_only:
-                if self.read_only:
-                    self.notify(f"{failure}: the file was deleted on disk", severity="error")
-                return False
-            # the file as pitui itself left it is not "busy", however fresh its time
-            own = self.file.as_pitui_left_it()
-            try:
-                edit.check_writable(session, force=force or own, clock=self.clock())
-                if any(p.kind is ProblemKind.VERSION_TRAP for p in session.problems):
-                    raise edit.WriteError(
-                        "the file has no format version but already holds a tree; pi would "
-                        "linearize it (pitui label/switch --force writes anyway)"
-                    )
-            except edit.FileBusyError as exc:
-                self._confirm_busy(str(exc), retry)
-                return False
-            except edit.WriteError as exc:
-                self.notify(one_line(f"{failure}: {exc}", 300), severity="error")
-                return False
-            if session.original_version < 3:
-                try:
-                    fresh = await asyncio.to_thread(_migrated, self.path)
-                except (edit.WriteError, SessionError, OSError) as exc:
-                    self.notify(one_line(f"{failure}: {exc}", 300), severity="error")
-                    return False
-                install(session, self.file, fresh)
-                self._replaced()
-                self.notify("The file was migrated to format version 3 first, as pi does")
-            try:
-                entries = build(session)
-                lines = [dump_entry(entry) for entry in entries]
-                expect = edit.FileState(self.file.inode, session.end_offset)
-                self.file.last_write = await asyncio.to_thread(
-                    edit.append_lines, session.path, lines, expect
-                )
-            except edit.WriteError as exc:  # also: pi appended in between (nothing written)
-                self.notify(one_line(f"{failure}: {exc}", 300), severity="error")
-                await self._catch_up(follow=False)
-                return False
-            await self._catch_up(follow=False)
-            return True
-
-    def _confirm_busy(self, reason: str, retry: Callable[[], object]) -> None:
-        body = Text(reason + "\n\nWrite anyway?")
-        self.app.push_screen(
-            ConfirmModal(
-                "pi may be writing this session", body, confirm_label="Write anyway", danger=False
-            ),
-            callback=lambda ok: _call_if(ok, retry),
-        )
-
-    # ---------------------------------------------------------------------------- switching
     @on(BranchTree.EntrySelected)
     def _on_selected(self, message: BranchTree.EntrySelected) -> None:
-        session = self.session
-        meta = session.get(message.uid) if session is not None else None
-        if session is None or meta is None:
-            return
-        try:
-            new_leaf, editor_text = edit.resume_point(session, meta)
-        except OSError as exc:
-            self.notify(one_line(f"Cannot read the entry: {exc}", 300), severity="error")
-            return
-        if meta is session.leaf or new_leaf is edit.resume_position(session):
-            self.notify("Already at this point")
-            return
-        model = self.branch_tree.model
+        meta = self.session.get(message.uid) if self.session is not None else None
+        if meta is not None:
+            self.writes.choose(meta)
 
-        def describe(entry: EntryMeta) -> str:
-            text = " ".join("".join(part.text for part in model.entry_text(entry)).split())
-            return text if len(text) <= 150 else text[:149] + "…"
+    @on(BranchTree.LabelRequested)
+    def _on_label(self, message: BranchTree.LabelRequested) -> None:
+        self.writes.ask_label(message.uid, message.label)
 
-        self.app.push_screen(
-            SwitchModal(
-                describe(meta),
-                describe(new_leaf) if new_leaf is not None else None,
-                editor_text,
-                same=new_leaf is meta,
-            ),
-            callback=lambda choice: self._switch_chosen(new_leaf, choice),
-        )
+    def action_undo(self) -> None:
+        self.writes.undo()
 
-    def _switch_chosen(self, new_leaf: EntryMeta | None, choice: SwitchChoice | None) -> None:
-        target = new_leaf.uid if new_leaf is not None else None
-        if choice == "switch":
-            self._write_switch(target, None)
-        elif choice == "summary":
-            self.app.push_screen(
-                TextInputModal(
-                    "Branch summary",
-                    hint="What was the abandoned branch about? It goes into the model's context. "
-                    "Enter to switch (empty: no summary) · Esc to cancel",
-                    allow_empty=True,
-                ),
-                callback=lambda text: self._summary_typed(target, text),
-            )
+    def action_extract(self) -> None:
+        uid = self.branch_tree.selected_uid if self.session is not None else None
+        if uid is not None:
+            self.writes.extract(uid)
 
-    def _summary_typed(self, target: str | None, text: str | None) -> None:
-        if text is not None:  # None: cancelled; "": switch without a summary
-            self._write_switch(target, text or None)
+    # ---------------------------------------------------------------------------- resuming
+    @property
+    def can_resume(self) -> bool:
+        return self._on_resume is not None
 
-    @work(group="write", exit_on_error=False)
-    async def _write_switch(
-        self, target: str | None, summary: str | None, force: bool = False, undoing: bool = False
-    ) -> None:
-        session = self.session
-        if session is None:
-            return
-        previous = session.leaf.uid if session.leaf is not None else None
-
-        def build(session: Session) -> list[dict[str, Any]]:
-            new_leaf = session.get(target) if target is not None else None
-            if target is not None and new_leaf is None:
-                raise edit.WriteError(f"entry {target} is no longer in the file")
-            return edit.switch_entries(session, new_leaf, summary=summary, clock=self.clock())
-
-        written = await self._append(
-            "Not switched",
-            build,
-            force=force,
-            retry=lambda: self._write_switch(target, summary, True, undoing),
-        )
-        if not written:
-            return
-        if undoing:
-            self.notify("Switch undone: pi will continue where it was")
-            return
-        self.state.undo.append(UndoStep("switch", previous))
-        if target is not None:
-            self.branch_tree.select_uid(target)
-        self.notify("Switched: pi will continue from here")
-        if self._on_resume is not None:
-            self.app.push_screen(
-                ConfirmModal(
-                    "Resume pi now?",
-                    Text("Start pi on this branch now? (Esc: stay here)"),
-                    confirm_label="Resume",
-                    danger=False,
-                ),
-                callback=lambda ok: _call_if(ok, self._resume_now),
-            )
-
-    def _resume_now(self) -> None:
+    def resume_now(self) -> None:
         session = self.session
         if session is not None and self._on_resume is not None:
             self._on_resume(session.path, session.cwd, session.id)
@@ -529,86 +376,7 @@ class SessionScreen(Screen[None]):
         if self._on_resume is None:
             self.notify("Resuming is not available here", severity="warning")
             return
-        self._resume_now()
-
-    # ---------------------------------------------------------------------------- labels
-    @on(BranchTree.LabelRequested)
-    def _on_label(self, message: BranchTree.LabelRequested) -> None:
-        session = self.session
-        meta = session.get(message.uid) if session is not None else None
-        if meta is not None and meta.id is None:
-            self.notify("This entry has no id, so it cannot carry a label", severity="warning")
-            return
-        self.app.push_screen(
-            TextInputModal(
-                "Label (empty to remove)",
-                value=message.label or "",
-                hint="Enter to save · Esc/Ctrl+C to cancel",
-                allow_empty=True,
-            ),
-            callback=lambda text: self._start_label(message.uid, text),
-        )
-
-    def _start_label(self, uid: str, text: str | None) -> None:
-        if text is not None:  # "" clears the label; None is a cancel
-            self._write_label(uid, text)
-
-    @work(group="write", exit_on_error=False)
-    async def _write_label(
-        self, uid: str, label: str, force: bool = False, undoing: bool = False
-    ) -> None:
-        previous: list[str | None] = []
-
-        def build(session: Session) -> list[dict[str, Any]]:
-            target = session.get(uid)
-            if target is None or target.id is None:
-                raise edit.WriteError(f"entry {uid} is no longer in the file")
-            previous.append(session.labels.get(target.id))
-            return [edit.label_entry(session, target, label or None, clock=self.clock())]
-
-        written = await self._append(
-            "Label not saved",
-            build,
-            force=force,
-            retry=lambda: self._write_label(uid, label, True, undoing),
-        )
-        if written and not undoing:
-            self.state.undo.append(UndoStep("label", uid, previous[0] if previous else None))
-        elif written:
-            self.notify("Label change undone")
-
-    # ---------------------------------------------------------------------------- undo, extract
-    def action_undo(self) -> None:
-        step = self.state.take_undo()
-        if step is None:
-            self.notify("Nothing to undo")
-            return
-        if step.kind == "label" and step.target is not None:
-            self._write_label(step.target, step.previous or "", undoing=True)
-        elif step.kind == "switch":
-            self._write_switch(step.target, None, undoing=True)
-
-    def action_extract(self) -> None:
-        uid = self.branch_tree.selected_uid if self.session is not None else None
-        if uid is not None:
-            self._extract(uid)
-
-    @work(group="write", exit_on_error=False)
-    async def _extract(self, uid: str) -> None:
-        async with self._io:
-            session = self.session
-            meta = session.get(uid) if session is not None else None
-            if session is None or meta is None:
-                return
-            try:
-                extracted = await asyncio.to_thread(edit.extract_branch, session, meta)
-            except (edit.WriteError, SessionError, OSError) as exc:
-                self.notify(one_line(f"Not extracted: {exc}", 300), severity="error")
-                return
-        self.notify(
-            one_line(f"Branch saved as a new session: {shorten_home(extracted.path)}", 300),
-            timeout=8,
-        )
+        self.resume_now()
 
     # ---------------------------------------------------------------------------- clipboard
     def action_copy_message(self) -> None:

@@ -1,6 +1,6 @@
-"""The session view's own state, apart from the widgets: follow mode, the counts shown in the
-header, the undo stack, and where the selection stands relative to the leaf. Plain classes over
-the core, tested without Textual.
+"""The session view's own state, apart from the widgets: follow mode, the session's facts shown
+in the header, the undo stack, and where the selection stands relative to the leaf. Plain
+classes over the core, tested without Textual.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pitui.core.counts import Counts, count_growth, count_session
+from pitui.core.live_facts import LiveFacts
 from pitui.core.session import EntryMeta, Session
 from pitui.core.treeview import TreeView
 
@@ -26,17 +26,17 @@ class UndoStep:
 @dataclass(slots=True)
 class SessionState:
     follow: bool  # the selection moves to each new leaf pi writes (while it is on the leaf)
-    counts: Counts | None = None  # None: still counting
+    facts: LiveFacts | None = None  # None: still counting
     undo: list[UndoStep] = field(default_factory=list)
 
     def recount(self, session: Session) -> None:
-        """Counts and spend from scratch (after a reload; any thread, index still)."""
-        self.counts = count_session(session)
+        """The facts from scratch (at the start, after a reload; any thread, index still)."""
+        self.facts = LiveFacts.count(session)
 
     def count_new(self, session: Session, new: Sequence[EntryMeta]) -> None:
-        """Bring the counts up to date with ``new`` appended entries (once counted at all)."""
-        if self.counts is not None:
-            self.counts = count_growth(self.counts, session, new)
+        """Bring the facts up to date with ``new`` appended entries (once counted at all)."""
+        if self.facts is not None:
+            self.facts = self.facts.grown(session, new)
 
     def take_undo(self) -> UndoStep | None:
         return self.undo.pop() if self.undo else None

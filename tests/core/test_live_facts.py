@@ -1,5 +1,5 @@
-"""count_growth keeps the session header's counts equal to a count from scratch while pi appends:
-on the branch, on another branch, with an orphan adopted and with a repeated id."""
+"""LiveFacts.grown keeps a session's facts equal to a count from scratch while pi appends: on
+the branch, on another branch, with an orphan adopted and with a repeated id."""
 
 from __future__ import annotations
 
@@ -9,28 +9,29 @@ from typing import Any
 
 import pytest
 
-from pitui.core.counts import Counts, count_growth, count_session
+from pitui.core.facts import SessionFacts, session_facts
+from pitui.core.live_facts import LiveFacts
 from pitui.core.session import Session
 from tests.conftest import fixture_by_scenario
-from tests.core.sessiondata import assistant, jsonl, user
+from tests.core.sessiondata import assistant, entry, jsonl, user
 
 
-def as_tuple(counts: Counts) -> tuple[Any, ...]:
-    return (counts.file, counts.branch, counts.branch_leaf, counts.leaves, counts.roots,
-            counts.ids)  # fmt: skip
+def assert_equal(facts: SessionFacts, fresh: SessionFacts) -> None:
+    assert facts == fresh  # every field, the branch's entries included
+    assert list(facts.branch_entries) == list(fresh.branch_entries)
 
 
 def grow_and_compare(path: Path, lines: list[bytes]) -> Session:
-    """Append ``lines`` one at a time; after each, the grown counts equal fresh ones."""
+    """Append ``lines`` one at a time; after each, the grown facts equal fresh ones."""
     session = Session.open(path, final=True)
-    counts = count_session(session)
+    live = LiveFacts.count(session)
     for line in lines:
         with open(path, "ab") as handle:
             handle.write(line)
         result = session.refresh()
         assert result.kind == "grew"
-        counts = count_growth(counts, session, result.new)
-        assert as_tuple(counts) == as_tuple(count_session(session))
+        live = live.grown(session, result.new)
+        assert_equal(live.facts, session_facts(session))
     return session
 
 
@@ -50,10 +51,12 @@ def test_growth_on_the_branch_and_on_another_branch(tmp_path: Path) -> None:
             jsonl(assistant("a2", "u2", t=4), header=None),
             jsonl(user("u3", "a1", "elsewhere", t=5), header=None),  # a new branch: the leaf
             jsonl(assistant("a3", "u3", t=6), assistant("a4", "u2", t=7), header=None),
+            jsonl(entry("session_info", "n1", "a4", t=8, name="named now"), header=None),
         ],
     )
-    counts = count_session(session)
-    assert counts.leaves == 3 and counts.file.total_tokens == 4 * 15  # a2, a3, a4
+    facts = session_facts(session)
+    assert facts.branch_ends == 3 and facts.file.total_tokens == 4 * 15  # ends a2, a3, n1
+    assert facts.name == "named now"
 
 
 def test_an_adopted_orphan_and_a_repeated_id_are_counted_from_scratch(tmp_path: Path) -> None:
