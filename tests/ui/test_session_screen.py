@@ -11,19 +11,23 @@ from typing import Any
 
 import orjson
 import pytest
+from rich.segment import Segment
+from textual.app import App, ComposeResult
+from textual.strip import Strip
 
 from pitui.config import Settings
 from pitui.core.context import build_session_context
 from pitui.core.session import Session
 from pitui.core.store import Store
 from pitui.launch import ResumeRequest
-from pitui.ui.app import AppOptions, make_app
+from pitui.ui.app import AppOptions, make_app, stylesheets
 from pitui.ui.catalog import StoreCatalog
 from pitui.ui.modals.confirm import ConfirmModal
 from pitui.ui.modals.switch import SwitchModal
 from pitui.ui.modals.text_input import TextInputModal
 from pitui.ui.screens.session import SessionScreen
 from pitui.ui.widgets.branch_tree import BranchTree
+from pitui.ui.widgets.context_pane import ContextLines
 from tests.conftest import FIXTURES, fixture_by_scenario
 from tests.core.sessiondata import assistant, entry, jsonl, user
 from tests.ui.sessionview import (
@@ -564,6 +568,31 @@ async def test_long_context_draws_earlier_messages_when_scrolled_to(tmp_path: Pa
         users = [m for m in context.messages if m.get("role") == "user"]
         headings = [line for line in lines.plain_lines if line.startswith("user · ")]
         assert len(headings) == len(users)
+
+
+async def test_context_lines_scroll_to_the_entry_at_once() -> None:
+    # the scroll happens in show() itself, before any layout: the widget may not know yet
+    # that the new lines overflow it (a short text was shown before), and a scroll that waited
+    # for the next refresh sometimes came too late (the pane stayed at the top)
+    class LinesApp(App[None]):
+        CSS_PATH = stylesheets()
+
+        def compose(self) -> ComposeResult:
+            yield ContextLines(id="context-lines")
+
+    app = LinesApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        lines = app.query_one(ContextLines)
+        lines.show([Strip([Segment("short")])], 0, more=False)
+        await pilot.pause()
+        assert not lines.allow_vertical_scroll
+        many = [Strip([Segment(f"line {i}")]) for i in range(100)]
+        lines.show(many, 90, more=False)
+        height = lines.scrollable_content_region.height
+        assert round(lines.scroll_y) == 100 - height
+        await pilot.pause()
+        assert round(lines.scroll_y) == 100 - height and lines.plain_lines[-1] == "line 99"
+        assert lines.vertical_scrollbar.position == lines.scroll_y  # the thumb is at the end
 
 
 async def test_header_shows_branch_and_file_spend(tmp_path: Path) -> None:

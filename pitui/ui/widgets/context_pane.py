@@ -196,13 +196,15 @@ class ContextLines(ScrollView, can_focus=True):
         self._top += added
         self._more, self._asked = more, False
         self.virtual_size = Size(self.scrollable_content_region.width, len(self._lines))
-        self.scroll_to(y=self.scroll_y + added, animate=False, immediate=True)
+        self.scroll_to(y=self.scroll_y + added, animate=False, immediate=True, force=True)
         self.refresh()
 
     def _anchor(self) -> None:
+        # (forced: whether the widget may scroll is only known after the next layout, from
+        # the new virtual size; until then an unforced scroll would be dropped)
         height = self.scrollable_content_region.height
         self.scroll_to(y=min(self._top, max(0, len(self._lines) - height)), animate=False,
-                       immediate=True)  # fmt: skip
+                       immediate=True, force=True)  # fmt: skip
         self._check_more()
 
     def on_resize(self) -> None:
@@ -211,6 +213,11 @@ class ContextLines(ScrollView, can_focus=True):
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         self._check_more()
+
+    def watch_show_vertical_scrollbar(self, shown: bool) -> None:
+        # a scroll forced before the scrollbar was shown did not move its thumb
+        if shown:
+            self.vertical_scrollbar.position = self.scroll_y
 
     def _check_more(self) -> None:
         if self._more and not self._asked and round(self.scroll_y) == 0 and self._lines:
