@@ -1,14 +1,21 @@
-"""Open a 200 MB session: tree, leaf path and context, next to orjson parsing the same lines.
+"""Open a 200 MB session (tree, leaf path, context), next to orjson parsing the same lines.
 
-Run by hand (not in CI):  python benchmarks/bench_core.py [--mb 200] [--keep DIR]
+Run by hand (not in CI):  python benchmarks/bench_core.py [--mb 200] [--keep DIR] [--runs 3]
+(``--keep /work/benchdata/big200`` reuses a generated store; run it under the bench lock.)
 
-Each measurement runs in a fresh subprocess. They alternate (orjson, pitui, pitui in one process,
-orjson, ...) so that a busy machine slows them alike; the best and the median of the runs are
-printed, and the ratio within each pair (this machine's speed drifts by a third from minute to
-minute: a pair runs within a second or two). A big session is read by two processes where the
-machine has two cores (see pitui.core.forkscan): the CPU time of both is printed, the same open
-in one process beside it, and the peak of their private memory (sampled; the file's own pages,
-which orjson's parse maps as well, are not counted) against the target of 150 MB.
+Two pairs are timed, each measurement in a fresh process, one process each (pitui never forks to
+read a session):
+
+- in process: ``Session.open`` + branch + ``build_session_context``, against a loop that splits
+  the file on ``\\n`` and ``orjson.loads`` every line (the clock starts after the imports);
+- whole process: ``python -m pitui inspect --json FILE`` (to its last byte of output), against
+  the same loop run as a whole process (interpreter start and imports included).
+
+They alternate (orjson, pitui, orjson, ...) so that a busy machine slows them alike; the best, the
+median and the ratio within each pair are printed (this machine's speed drifts from minute to
+minute: a pair runs within a second or two). Peak RSS (``ru_maxrss`` of each process, the file's
+mapped pages included) is printed beside the file's size. Targets (issue 18): ratio <= 1.0 for
+both pairs, peak RSS <= file size + 80 MB.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 GEN_STORE = REPO.parent / "shared" / "tools" / "gen_store.py"
+MIB = 1024 * 1024
 
 ORJSON_ONLY = r"""
 import gc, mmap, os, resource, sys, time, orjson
@@ -54,65 +62,52 @@ branch = session.branch()
 context = build_session_context(session)
 elapsed = time.perf_counter() - start
 own = resource.getrusage(resource.RUSAGE_SELF)
-helper = resource.getrusage(resource.RUSAGE_CHILDREN)  # the forked reader of a big file's end
-cpu = own.ru_utime + own.ru_stime + helper.ru_utime + helper.ru_stime
-print(elapsed, own.ru_maxrss * 1024, len(session.entries), len(branch), len(context.messages),
-      cpu, helper.ru_maxrss * 1024)
+print(elapsed, own.ru_maxrss * 1024, len(session.entries), len(branch), len(context.messages))
 """
 
-# The same, read by one process (the split off): what the helper process gains.
-PITUI_ONE_PROCESS = PITUI_OPEN.replace(
-    "path = sys.argv[1]\n",
-    "path = sys.argv[1]\nimport pitui.core.session\npitui.core.session.SPLIT_MIN_BYTES = 1 << 62\n",
-)
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(REPO)}
 
 
 def run(code: str, path: Path) -> list[float]:
+    """What ``code`` prints (its own clock, after its imports)."""
     out = subprocess.run(
         [sys.executable, "-c", code, str(path)],
         check=True,
         capture_output=True,
         text=True,
         cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
+        env=_env(),
     ).stdout
     return [float(x) for x in out.split()]
 
 
-def _anon_bytes(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/status") as status:
-            for line in status:
-                if line.startswith("RssAnon:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
+def whole_process(argv: list[str]) -> tuple[float, int]:
+    """Wall time of a whole process (start to exit, its output read) and its peak RSS."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, cwd=REPO, env=_env())
+    assert proc.stdout is not None
+    while proc.stdout.read(1 << 20):
         pass
-    return 0
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"{argv} exited {proc.returncode}")
+    return elapsed, usage.ru_maxrss * 1024
 
 
-def _children(pid: int) -> list[int]:
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as children:
-            return [int(child) for child in children.read().split()]
-    except OSError:
-        return []
-
-
-def private_peak(code: str, path: Path) -> float:
-    """Peak of the anonymous memory (not the file's pages) of the process and its helper
-    together, sampled every 5 ms (Linux; pages the helper shares with its parent count twice)."""
-    proc = subprocess.Popen(
-        [sys.executable, "-c", code, str(path)],
-        stdout=subprocess.DEVNULL,
-        cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-    )
-    peak = 0
-    while proc.poll() is None:
-        pids = [proc.pid, *_children(proc.pid)]
-        peak = max(peak, sum(map(_anon_bytes, pids)))
-        time.sleep(0.005)
-    return float(peak)
+def _pairs(bases: list[float], ours: list[float]) -> dict[str, object]:
+    ratios = sorted(o / b for b, o in zip(bases, ours, strict=True))
+    return {
+        "orjson_best_s": round(min(bases), 3),
+        "pitui_best_s": round(min(ours), 3),
+        "orjson_median_s": round(statistics.median(bases), 3),
+        "pitui_median_s": round(statistics.median(ours), 3),
+        "pair_ratios": [round(r, 2) for r in ratios],
+        "pair_ratio_median": round(statistics.median(ratios), 2),
+    }
 
 
 def main() -> None:
@@ -122,8 +117,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="runs of each (best and median)")
     args = parser.parse_args()
     agent = args.keep or Path(tempfile.mkdtemp(prefix="pitui-bench-core-"))
-    manifest = agent / "gen_store.manifest.json"
-    if not manifest.exists():
+    if not (agent / "gen_store.manifest.json").exists():
         subprocess.run(
             [sys.executable, str(GEN_STORE), str(agent), "--sessions", "0",
              "--big-session-mb", str(args.mb), "-q"],
@@ -132,43 +126,33 @@ def main() -> None:
     sessions = sorted((agent / "sessions").glob("*/*.jsonl"), key=lambda p: p.stat().st_size)
     path = sessions[-1]
     size = path.stat().st_size
+    orjson_argv = [sys.executable, "-c", ORJSON_ONLY, str(path)]
+    inspect_argv = [sys.executable, "-m", "pitui", "inspect", "--json", str(path)]
     bases: list[list[float]] = []
-    runs: list[list[float]] = []
-    singles: list[list[float]] = []
+    opens: list[list[float]] = []
+    process_bases: list[tuple[float, int]] = []
+    inspects: list[tuple[float, int]] = []
     for _ in range(args.runs):
         bases.append(run(ORJSON_ONLY, path))
-        runs.append(run(PITUI_OPEN, path))
-        singles.append(run(PITUI_ONE_PROCESS, path))
-    base = min(bases, key=lambda r: r[0])
-    ours = min(runs, key=lambda r: r[0])
-    base_median = statistics.median(r[0] for r in bases)
-    ours_median = statistics.median(r[0] for r in runs)
-    pair_ratios = sorted(o[0] / b[0] for b, o in zip(bases, runs, strict=True))
-    mib = 1024 * 1024
+        opens.append(run(PITUI_OPEN, path))
+        process_bases.append(whole_process(orjson_argv))
+        inspects.append(whole_process(inspect_argv))
+    peak = max(max(r[1] for r in opens), max(r[1] for r in inspects))
     result = {
-        "file_mb": round(size / mib, 1),
-        "entries": int(ours[2]),
-        "branch_len": int(ours[3]),
-        "context_messages": int(ours[4]),
+        "file_mb": round(size / MIB, 1),
+        "entries": int(opens[0][2]),
+        "branch_len": int(opens[0][3]),
+        "context_messages": int(opens[0][4]),
         "runs": args.runs,
-        "orjson_parse_s": round(base[0], 3),
-        "pitui_open_s": round(ours[0], 3),
-        "ratio": round(ours[0] / base[0], 2),
-        "orjson_parse_median_s": round(base_median, 3),
-        "pitui_open_median_s": round(ours_median, 3),
-        "ratio_median": round(ours_median / base_median, 2),
-        "pair_ratios": [round(r, 2) for r in pair_ratios],
-        "pair_ratio_median": round(statistics.median(pair_ratios), 2),
-        "one_process_open_median_s": round(statistics.median(r[0] for r in singles), 3),
-        "one_process_ratio_median": round(
-            statistics.median(s[0] / b[0] for b, s in zip(bases, singles, strict=True)), 2
+        "open_in_process": _pairs([r[0] for r in bases], [r[0] for r in opens]),
+        "inspect_json_whole_process": _pairs(
+            [r[0] for r in process_bases], [r[0] for r in inspects]
         ),
-        "cpu_s_median": round(statistics.median(r[5] for r in runs), 3),
-        "pitui_peak_mb": round(max(r[1] for r in runs) / mib, 1),
-        "helper_peak_mb": round(max(r[6] for r in runs) / mib, 1),
-        "one_process_peak_minus_file_mb": round((max(r[1] for r in singles) - size) / mib, 1),
-        "private_peak_mb": round(private_peak(PITUI_OPEN, path) / mib, 1),
-        "targets": "ratio <= 1.5, private memory (peak beyond the file) <= 150 MB",
+        "orjson_peak_rss_mb": round(max(r[1] for r in bases) / MIB, 1),
+        "open_peak_rss_mb": round(max(r[1] for r in opens) / MIB, 1),
+        "inspect_peak_rss_mb": round(max(r[1] for r in inspects) / MIB, 1),
+        "peak_rss_minus_file_mb": round((peak - size) / MIB, 1),
+        "targets": "pair ratios <= 1.0; peak RSS minus the file <= 80 MB",
     }
     print(json.dumps(result, indent=2))
 

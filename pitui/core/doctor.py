@@ -37,7 +37,7 @@ import orjson
 
 from pitui.core.js import JS_WHITESPACE, js_trim, js_truthy
 from pitui.core.jsonl import BOM, Buffer, open_buffer, parse_json_line
-from pitui.core.pools import one_process_per_file, pool_context
+from pitui.core.pools import pool_context
 from pitui.core.problems import Problem, ProblemKind
 from pitui.core.session import (
     EntryMeta,
@@ -326,7 +326,7 @@ def diagnose_paths(
     else:
         groups = _groups(list(paths), sizes, count)
         with ProcessPoolExecutor(
-            max_workers=count, mp_context=pool_context(), initializer=one_process_per_file
+            max_workers=count, mp_context=pool_context()
         ) as pool:
             done = 0
             for group in pool.map(_diagnose_group, groups, [largest] * len(groups)):

@@ -9,8 +9,7 @@ One place for two rules every pool needs:
   replaced by an object without a descriptor (Textual captures it and answers -1), the pool would
   fail with "bad value(s) in fds_to_keep". The tracker is started with the process's own stderr.
 
-And one for ending a pool early (:func:`close_pool`), and the initializer of pools whose workers
-open sessions (:func:`one_process_per_file`).
+And one for ending a pool early (:func:`close_pool`).
 """
 
 from __future__ import annotations
@@ -52,15 +51,6 @@ def pool_context() -> multiprocessing.context.BaseContext:
     if method == "forkserver":
         _ensure_resource_tracker()
     return multiprocessing.get_context(method)
-
-
-def one_process_per_file() -> None:
-    """Initializer of a pool whose workers open sessions: the pool already keeps every core busy,
-    so a big session is read by its worker alone, not split with a forked helper (see
-    :mod:`pitui.core.forkscan`)."""
-    from pitui.core import session
-
-    session.SPLIT_MIN_BYTES = sys.maxsize
 
 
 def _ensure_resource_tracker() -> None:

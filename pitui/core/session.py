@@ -39,11 +39,6 @@ _PROMOTE_ENTRIES = 20_000
 
 _DUPLICATE_HEADER = "a second session header line (ignored, as pi does)"
 
-# From this many bytes of lines on, a session is read by two processes where it can be (see
-# pitui.core.forkscan): a fork and the hand-over cost a few milliseconds, 16 MB take a tenth of a
-# second to read.
-SPLIT_MIN_BYTES = 16 << 20
-
 # A file whose last write is older than this is taken as finished: its unterminated last line is
 # read (pi accepts it) or reported as truncated, instead of being held back as pending.
 SETTLE_SECONDS = 2.0
@@ -358,16 +353,12 @@ class _Scan:
 
 
 def _scan(
-    buf: Buffer, pos: int, line_no: int, final: bool, stop: int | None = None, link: bool = True
+    buf: Buffer, pos: int, line_no: int, final: bool
 ) -> _Scan:
     """Read the lines from ``pos`` (line ``line_no``, after the header) to the end exactly as
     :class:`LineReader` and :func:`_make_meta` would, linking them as they come, with as little
     work per line as possible: besides orjson's parse, this loop is most of the time to open a
     big session.
-
-    ``stop``, the offset just after a newline, ends the read there instead (the first part of a
-    file read in two: see :mod:`pitui.core.forkscan`); ``link=False`` reads without linking (the
-    second part: its parents are in the first).
     """
     part = _Scan()
     entries = part.entries
@@ -377,7 +368,7 @@ def _scan(
     by_id = part.by_id
     roots = part.roots
     branching = part.branching
-    linked = link
+    linked = True
     # The last entry linked, most often the parent of the next one (compared by id, no lookup).
     previous: EntryMeta | None = None
     previous_id: Any = object()  # equal to no parentId
@@ -396,7 +387,7 @@ def _scan(
      k_total_tokens, k_cost, k_total, k_tool_call_id) = orjson.loads(
         orjson.dumps(dict.fromkeys(_FAST_KEYS, 0)))  # fmt: skip
     # the lines before this offset end with "\n"
-    complete = buf.rfind(b"\n", pos) + 1 if stop is None else stop
+    complete = buf.rfind(b"\n", pos) + 1
     # readline: one C call a line, a quarter fewer instructions than find and a slice. The
     # mmap's own position is moved; nothing else reads by it.
     stream = io.BytesIO(buf) if isinstance(buf, bytes) else buf
@@ -405,10 +396,7 @@ def _scan(
     for line in iter(stream.readline, b""):
         start = pos
         pos += len(line)
-        if pos > complete:  # the last line, unterminated (or the first after ``stop``)
-            if stop is not None:
-                pos = start
-                break
+        if pos > complete:  # the last line, unterminated
             if not final:
                 pending = pos - start  # pi may be writing it: held back
                 pos = start
@@ -767,14 +755,7 @@ class Session:
             # small, old files: ids and parents come after reading; the plain loader does it
             self._load_reference(buf, final=final)
             return
-        start = reader.end_offset
-        if len(buf) - start >= SPLIT_MIN_BYTES:
-            from pitui.core import forkscan  # (imports this module: not at the top)
-
-            scan = forkscan.scan_in_two if forkscan.can_split() else _scan
-        else:
-            scan = _scan
-        part = scan(buf, start, reader.next_line_no, final)
+        part = _scan(buf, reader.end_offset, reader.next_line_no, final)
         self.entries = part.entries
         # as the reference loader orders them: its own problems, then the reader's, by line
         self.problems = part.dup_problems + reader.problems + part.problems

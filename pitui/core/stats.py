@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pitui.core.facts import Usage, model_text, usage_numbers
 from pitui.core.js import parse_iso_ms
-from pitui.core.pools import close_pool, one_process_per_file, pool_context
+from pitui.core.pools import close_pool, pool_context
 from pitui.core.session import Session, SessionError
 
 if TYPE_CHECKING:
@@ -342,7 +342,7 @@ def iter_scans(
     from concurrent.futures.process import BrokenProcessPool
 
     pool = ProcessPoolExecutor(
-        max_workers=workers, mp_context=pool_context(), initializer=one_process_per_file
+        max_workers=workers, mp_context=pool_context()
     )
     pending: dict[Future[list[FileScan]], list[str]] = {}
     try:

@@ -1,20 +1,17 @@
 """Ending a process pool: finished work shuts down normally; unfinished work (a cancelled load, a
 picker that quit) terminates the workers at once instead of waiting for their tasks, and leaves
-no process behind for the interpreter's exit to wait on. Workers that open sessions read each
-file alone (no forked helper: the pool uses every core already)."""
+no process behind for the interpreter's exit to wait on."""
 
 from __future__ import annotations
 
 import multiprocessing
-import sys
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from pitui.core import session
-from pitui.core.pools import close_pool, one_process_per_file, pool_context
+from pitui.core.pools import close_pool, pool_context
 
 
 def _slow(seconds: float) -> float:
@@ -54,14 +51,3 @@ def test_a_pool_made_while_threads_run_is_a_forkserver_pool() -> None:
         stop.set()
         thread.join()
 
-
-def _split_min_bytes() -> int:
-    return session.SPLIT_MIN_BYTES
-
-
-def test_workers_that_open_sessions_do_not_split_big_files() -> None:
-    # the pool keeps every core busy already: a forked helper per big file would only crowd them
-    context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(1, mp_context=context, initializer=one_process_per_file) as pool:
-        assert pool.submit(_split_min_bytes).result() == sys.maxsize
-    assert session.SPLIT_MIN_BYTES == 16 << 20  # (the parent splits as before)
