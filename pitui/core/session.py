@@ -13,7 +13,6 @@ nothing here raises because of what a file contains. A file that is not a pi ses
 from __future__ import annotations
 
 import gc
-import io
 import os
 import threading
 import time
@@ -27,9 +26,18 @@ import orjson
 
 from pitui.core import migrate
 from pitui.core.facts import Stats, tally
-from pitui.core.js import JS_WHITESPACE, js_trim, label_text, parse_iso_ms
-from pitui.core.jsonl import Buffer, LineReader, open_buffer, parse_json_line, read_line_at
+from pitui.core.js import js_trim, label_text, parse_iso_ms
+from pitui.core.jsonl import (
+    Buffer,
+    LineReader,
+    Lines,
+    objects,
+    open_buffer,
+    parse_json_line,
+    read_line_at,
+)
 from pitui.core.problems import Problem, ProblemKind
+from pitui.core.records import UNSET, DecodeError, decode_line, visible_text
 
 # The one-pass loader (False: the plain reference loader, which tests compare it with).
 _FAST_LOAD = True
@@ -307,43 +315,17 @@ def _make_meta(obj: dict[str, Any], line: int, offset: int, length: int) -> Entr
     return meta
 
 
-def _parse_odd_line(
-    line: bytes, line_no: int, offset: int, unterminated: bool, problems: list[Problem]
-) -> Any:
-    """A line orjson refused, as :class:`LineReader` treats it: blank (skipped), recoverable
-    (invalid UTF-8, lone surrogates: parsed, reported) or broken (``None``, reported)."""
-    if not line or line.isspace():
-        return None
-    obj, kind, reason = parse_json_line(line)
-    if kind is not None:
-        if unterminated and obj is None:
-            kind = ProblemKind.TRUNCATED
-            reason = f"unterminated last line does not parse ({reason})"
-        problems.append(Problem(kind, line_no, offset, reason))
-    return obj
-
-
-# The keys _scan reads, in the order of its k_... names.
-_FAST_KEYS = ("message", "role", "id", "timestamp", "parentId", "type", "content", "text",
-              "provider", "model", "stopReason", "usage", "input", "output", "cacheRead",
-              "cacheWrite", "totalTokens", "cost", "total", "toolCallId")  # fmt: skip
-
-
 class _Scan:
-    """What :func:`_scan` read from a range of lines, and its tree when ``linked``."""
+    """What :func:`_scan` read, and its tree when ``linked``."""
 
-    __slots__ = ("branching", "by_id", "dup_problems", "end", "entries", "line_no", "linked",
-                 "pending", "problems", "roots", "specials", "tool_calls")  # fmt: skip
+    __slots__ = ("branching", "by_id", "dup_problems", "entries", "linked", "roots", "specials",
+                 "tool_calls")  # fmt: skip
 
     def __init__(self) -> None:
         self.entries: list[EntryMeta] = []
         self.specials: list[EntryMeta] = []  # the labels and session names among them
         self.tool_calls: dict[str, str] = {}  # toolCall id -> entry id, the last one winning
         self.dup_problems: list[Problem] = []  # second session headers
-        self.problems: list[Problem] = []  # what the line reader would report
-        self.end = 0  # where the next read starts
-        self.line_no = 0  # the line number there
-        self.pending = 0  # bytes of an unterminated last line held back
         # The normal file (every entry has its own id and a parent read before it) is linked as
         # it is read; ``linked`` turns False, and linking stops, at the first entry that is not.
         self.linked = True
@@ -352,19 +334,20 @@ class _Scan:
         self.branching: list[EntryMeta] = []  # nodes with several children: to be sorted
 
 
-def _scan(
-    buf: Buffer, pos: int, line_no: int, final: bool
-) -> _Scan:
-    """Read the lines from ``pos`` (line ``line_no``, after the header) to the end exactly as
-    :class:`LineReader` and :func:`_make_meta` would, linking them as they come, with as little
-    work per line as possible: besides orjson's parse, this loop is most of the time to open a
-    big session.
+def _scan(lines: Lines) -> _Scan:
+    """Read the entry lines (after the header) exactly as :class:`LineReader` and
+    :func:`_make_meta` would, linking them as they come, with as little work per line as
+    possible: besides the decode, this loop is most of the time to open a big session.
+
+    The common line, a user, assistant or tool result message with the fields pi always writes,
+    is decoded by :mod:`pitui.core.records` (only the fields the index keeps, in C). Any other
+    line (another entry type, a value of another type, not JSON, not UTF-8) is parsed whole and
+    read by :func:`_make_meta`, the reference.
     """
     part = _Scan()
     entries = part.entries
     specials = part.specials
     tool_calls = part.tool_calls
-    problems = part.problems
     by_id = part.by_id
     roots = part.roots
     branching = part.branching
@@ -375,125 +358,85 @@ def _scan(
     parent: EntryMeta
     last_provider = last_model = last_stop = ""  # only ever strings (see below)
     last_calls: tuple[str, ...] = ()
-    pending = 0
+    decode = decode_line
+    decode_error = DecodeError
     loads = orjson.loads
-    decode_error = orjson.JSONDecodeError
-    white = JS_WHITESPACE
     new = object.__new__
-    # orjson hands out one cached str object per key: looked up with those very objects, a key
-    # matches by identity, without comparing strings (any other str object would still match)
-    (k_message, k_role, k_id, k_timestamp, k_parent_id, k_type, k_content, k_text, k_provider,
-     k_model, k_stop_reason, k_usage, k_input, k_output, k_cache_read, k_cache_write,
-     k_total_tokens, k_cost, k_total, k_tool_call_id) = orjson.loads(
-        orjson.dumps(dict.fromkeys(_FAST_KEYS, 0)))  # fmt: skip
-    # the lines before this offset end with "\n"
-    complete = buf.rfind(b"\n", pos) + 1
-    # readline: one C call a line, a quarter fewer instructions than find and a slice. The
-    # mmap's own position is moved; nothing else reads by it.
-    stream = io.BytesIO(buf) if isinstance(buf, bytes) else buf
-    stream.seek(pos)
-    line_no -= 1  # from here on, the number of the last line read
-    for line in iter(stream.readline, b""):
-        start = pos
-        pos += len(line)
-        if pos > complete:  # the last line, unterminated
-            if not final:
-                pending = pos - start  # pi may be writing it: held back
-                pos = start
-                break
-            end = pos
-        else:
-            end = pos - 1
-        line_no += 1
-        try:
-            obj = loads(line)  # its "\n" is white space to JSON
-        except decode_error:
-            obj = _parse_odd_line(line[: end - start], line_no, start, end == pos, problems)
-            if obj is None:
-                continue
-        # The common line, a user, assistant or tool result message with the fields pi always
-        # writes, is read here with subscripts (a third of the cost of .get). A key missing or a
-        # value of another type (KeyError, TypeError) leaves it to _make_meta, the reference.
+    for line_no, start, end, line in lines:
         fast = False
         try:
-            message = obj[k_message]
-            role = message[k_role]
-            raw_id = obj[k_id]
-            ts = obj[k_timestamp]
-            pid = obj[k_parent_id]
-            if obj[k_type] == "message" and type(raw_id) is str and type(ts) is str:
+            rec = decode(line)
+        except decode_error:
+            pass  # not JSON, or a value of another shape: the reference path below
+        else:
+            message = rec.message
+            raw_id: Any = rec.id
+            ts = rec.timestamp
+            pid: Any = rec.parentId
+            if (
+                message is not None
+                and rec.type == "message"
+                and raw_id is not None
+                and ts is not None
+                and pid is not UNSET
+            ):
+                role = message.role
                 if role == "assistant":
-                    content = message[k_content]
+                    provider = message.provider
+                    model = message.model
+                    stop_reason = message.stopReason
+                    usage = message.usage
+                    content = message.content
                     has_text = False
                     call_ids: tuple[str, ...] = ()
                     if type(content) is list:
                         for block in content:
-                            kind = block[k_type]
+                            kind = block.type
                             if kind == "toolCall":
-                                call_id = block[k_id]
-                                if type(call_id) is str:
+                                call_id = block.id
+                                if call_id is not None:
                                     call_ids += (call_id,)
                             elif kind == "text" and not has_text:
-                                text = block[k_text]
-                                if type(text) is str and text:
-                                    # visible unless JavaScript's trim leaves nothing
-                                    has_text = (
-                                        text[0] not in white
-                                        or text[-1] not in white
-                                        or bool(js_trim(text))
-                                    )
+                                has_text = visible_text(block.text)
                     elif type(content) is str:
                         has_text = bool(js_trim(content))
                     # Equal strings kept as one object (a big session holds 50k+ of each):
                     # less memory to fault in, which costs more than these comparisons.
-                    provider = message[k_provider]
                     if provider == last_provider:
                         provider = last_provider
-                    elif type(provider) is str:
+                    elif provider is not None:
                         last_provider = provider
-                    model = message[k_model]
                     if model == last_model:
                         model = last_model
-                    elif type(model) is str:
+                    elif model is not None:
                         last_model = model
-                    stop_reason = message[k_stop_reason]
                     if stop_reason == last_stop:
                         stop_reason = last_stop
-                    elif type(stop_reason) is str:
+                    elif stop_reason is not None:
                         last_stop = stop_reason
                     info: tuple[Any, ...] = (provider, model, stop_reason, has_text, call_ids)
-                    usage = message[k_usage]
-                    if type(usage) is dict:
-                        try:
-                            usage = (usage[k_input], usage[k_output], usage[k_cache_read],
-                                     usage[k_cache_write], usage[k_total_tokens],
-                                     usage[k_cost][k_total])  # fmt: skip
-                        except (KeyError, TypeError):  # an old, partial one
-                            usage = _usage(usage)
-                    else:
-                        usage = None
-                    for call_id in call_ids:  # nothing raises from here on
+                    usage_values = usage.values() if usage is not None else None
+                    for call_id in call_ids:
                         tool_calls[call_id] = raw_id  # the last one wins, as pi's lookup
                     last_calls = call_ids
                     role = "assistant"
                     fast = True
                 elif role == "toolResult":
-                    call_id = message[k_tool_call_id]
-                    for known in last_calls:  # most often a call of the last assistant message
+                    call_id = message.toolCallId
+                    usage = message.usage
+                    for known in last_calls:  # most often a call of the last assistant's
                         if known == call_id:
                             call_id = known  # one string kept, not two
                             break
                     info = (call_id,)
-                    usage = _usage(message[k_usage]) if k_usage in message else None
+                    usage_values = usage.values() if usage is not None else None
                     role = "toolResult"
                     fast = True
                 elif role == "user":
                     info = ()
-                    usage = None
+                    usage_values = None
                     role = "user"
                     fast = True
-        except (KeyError, TypeError):
-            pass
         if fast:
             # EntryMeta(...), its fields set here: a call to a class with an __init__ costs a
             # tenth of this loop's own work (test_fast_load checks that every field is set)
@@ -507,18 +450,17 @@ def _scan(
             meta.length = end - start
             meta.parent = meta.children = None
             meta.role = role
-            meta.usage = usage
+            meta.usage = usage_values
             meta.info = info
         else:
+            try:
+                obj = loads(line)  # its "\n" is white space to JSON
+            except orjson.JSONDecodeError:
+                obj = lines.recover(line_no, start, line)
+                if obj is None:
+                    continue
             if type(obj) is not dict:
-                problems.append(
-                    Problem(
-                        ProblemKind.MALFORMED,
-                        line_no,
-                        start,
-                        f"a JSON {type(obj).__name__}, not an object",
-                    )
-                )
+                lines.not_an_object(line_no, start, obj)
                 continue
             if obj.get("type") == "session":
                 part.dup_problems.append(
@@ -566,9 +508,6 @@ def _scan(
             previous = meta
             previous_id = raw_id
     part.linked = linked and len(by_id) == len(entries)
-    part.end = pos
-    part.line_no = line_no + 1
-    part.pending = pending
     return part
 
 
@@ -741,27 +680,27 @@ class Session:
         anything else (a missing or duplicate id, a parent not read yet) is indexed and linked
         from scratch by :meth:`_index_all`, as the reference loader does.
         """
-        # Up to the header: the tolerant reader (BOM, blank and broken lines before it).
-        reader = LineReader(buf, final=final)
+        # Up to the header: every line parsed whole (BOM, blank and broken lines before it).
+        lines = Lines(buf, final=final)
         header: dict[str, Any] | None = None
-        for line, offset, length, obj in reader:
+        for line, offset, length, obj in objects(lines):
             self._check_header(obj, line)
             header = obj
             self._header_line = bytes(buf[: offset + length])  # with what precedes it
             break
         if header is None:
-            raise self._no_header(reader.pending)
+            raise self._no_header(lines.pending)
         if migrate.needs_v1_ids(header):
             # small, old files: ids and parents come after reading; the plain loader does it
             self._load_reference(buf, final=final)
             return
-        part = _scan(buf, reader.end_offset, reader.next_line_no, final)
+        part = _scan(lines)
         self.entries = part.entries
         # as the reference loader orders them: its own problems, then the reader's, by line
-        self.problems = part.dup_problems + reader.problems + part.problems
-        self.end_offset = part.end
-        self.next_line = part.line_no
-        self.pending = part.pending
+        self.problems = part.dup_problems + lines.problems
+        self.end_offset = lines.end_offset
+        self.next_line = lines.next_line_no
+        self.pending = lines.pending
         self.header = header
         self._migrate()
         if not part.linked:

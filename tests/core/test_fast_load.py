@@ -253,3 +253,44 @@ def test_maps_shared_after_a_clean_load_part_when_growth_brings_odd_ids(tmp_path
         k: m.line for k, m in fresh.by_uid.items()
     }
     assert "m2#3" in session.by_uid and session.by_id["m2"].line == 5
+
+
+# What msgspec (pitui.core.records) reads differently from a whole parse, each case sent to the
+# reference path: the index must not tell.
+RECORD_EDGES = [
+    # bytes that are not UTF-8 in a value the typed decode skips: reported, as a whole parse does
+    b'{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user",'
+    b'"content":[{"type":"text","text":"caf\xe9"}]}}',
+    b'{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"assistant",'
+    b'"content":[{"type":"thinking","thinking":"\xff\xfe"}]}}',
+    # an integer past 64 bits: a double for JSON.parse, a whole int for msgspec
+    b'{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"assistant",'
+    b'"usage":{"input":123456789012345678901234567890,"cost":{"total":18446744073709551616}}}}',
+    b'{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"toolResult",'
+    b'"toolCallId":"c","usage":{"output":9223372036854775808}}}',
+    # a text block whose visibility is decided past its first byte
+    b'{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"assistant",'
+    b'"content":[{"type":"text","text":"\\u00a0\\n "},{"type":"text","text":"\\u2028x"}]}}',
+    b'{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"assistant",'
+    b'"content":[{"type":"text","text":"\xe2\x80\x83"},{"type":"text","text":5}]}}',
+    # a lone surrogate in a skipped value; a value of another type where a string is declared
+    b'{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user",'
+    b'"content":"\\ud83d"}}',
+    b'{"type":"message","id":"a","parentId":7,"timestamp":"t","message":{"role":"user"}}',
+    b'{"type":"message","id":"a","timestamp":"t","message":{"role":"user"}}',
+    b'{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"assistant",'
+    b'"model":["m"],"usage":{"input":true}}}',
+]
+
+
+@pytest.mark.parametrize("line", RECORD_EDGES)
+def test_what_the_typed_decode_leaves_to_the_reference_loads_the_same(line: bytes) -> None:
+    data = orjson.dumps(HEADER) + b"\n" + line + b"\n" + line.replace(b'"a"', b'"b"', 1)
+    assert_same(data)
+    assert_same(data + b"\n" + line, final=False)
+
+
+def test_bytes_that_are_not_utf8_in_a_skipped_value_are_reported() -> None:
+    session = Session.from_bytes(orjson.dumps(HEADER) + b"\n" + RECORD_EDGES[1] + b"\n")
+    assert [p.kind.value for p in session.problems] == ["invalid-utf8"]
+    assert session.entries[0].role == "assistant"
