@@ -1102,9 +1102,15 @@ class Session:
         stack: list[tuple[EntryMeta, int]] = [(root, 0) for root in reversed(self.roots)]
         while stack:
             meta, depth = stack.pop()
-            yield meta, depth
-            if meta.children:
-                stack.extend((child, depth + 1) for child in reversed(meta.children))
+            while True:  # down the first children (most nodes have one) without the stack
+                yield meta, depth
+                children = meta.children
+                if not children:
+                    break
+                depth += 1
+                if len(children) > 1:
+                    stack.extend((child, depth) for child in reversed(children[1:]))
+                meta = children[0]
 
     def stats(self, metas: Iterable[EntryMeta] | None = None) -> Stats:
         """Counts and spend over ``metas`` (default: the whole file, every branch)."""
