@@ -57,10 +57,26 @@ def parse_json_line(line: bytes) -> tuple[Any, ProblemKind | None, str]:
     return value, None, ""
 
 
+# A file is read this many bytes at a time (a longer line is read whole, in a larger read). Not
+# mapped: the pages of a big file would count in the process's memory while it is read, and a
+# file truncated while mapped kills the process (SIGBUS).
+CHUNK_SIZE = 4 << 20
+
+
+def read_range(source: Buffer | int, offset: int, length: int) -> bytes:
+    """The bytes of ``source`` (content or file descriptor) at ``offset`` (fewer at its end)."""
+    if isinstance(source, int):
+        return os.pread(source, max(0, length), offset)
+    return bytes(source[offset : offset + length])
+
+
 class Lines:
-    """The one line reader: the lines of ``buf`` from ``start`` (line ``line_no``), and how the
-    read ended. Every reader of session files (the session index, the listing summary, refresh,
-    the doctor, the watcher) folds over it; the decoding of each line is the caller's.
+    """The one line reader: the lines of ``source`` from ``start`` (line ``line_no``), and how
+    the read ended. Every reader of session files (the session index, the listing summary,
+    refresh, the doctor, the watcher) folds over it; the decoding of each line is the caller's.
+
+    ``source`` is the content (bytes, or an mmap), or an open file descriptor, read in chunks of
+    :data:`CHUNK_SIZE` up to the size it has when the reader is made.
 
     Iterating yields ``(line_no, offset, end, line)`` for every line that is not blank: ``line``
     is its bytes with the ``\n`` still on (white space to JSON; one copy less), ``offset`` and
@@ -77,10 +93,14 @@ class Lines:
     what :meth:`recover` and :meth:`not_an_object` reported).
     """
 
-    __slots__ = ("_buf", "_final", "_tail", "end_offset", "next_line_no", "pending", "problems")
+    __slots__ = ("_final", "_source", "_tail", "end_offset", "next_line_no", "pending",
+                 "problems", "size")  # fmt: skip
 
-    def __init__(self, buf: Buffer, start: int = 0, line_no: int = 1, *, final: bool) -> None:
-        self._buf = buf
+    def __init__(
+        self, source: Buffer | int, start: int = 0, line_no: int = 1, *, final: bool
+    ) -> None:
+        self._source = source
+        self.size = os.fstat(source).st_size if isinstance(source, int) else len(source)
         self._final = final
         self._tail = -1  # offset of the unterminated last line, once it is yielded
         self.end_offset = start
@@ -88,35 +108,62 @@ class Lines:
         self.pending = 0
         self.problems: list[Problem] = []
 
+    def _blocks(self, pos: int) -> Iterator[tuple[int, Buffer, bool]]:
+        """``(offset, data, last)``: the source from ``pos`` in pieces that end with ``\n``,
+        but the ``last`` one, which ends where the source does."""
+        source = self._source
+        if not isinstance(source, int):
+            yield 0, source, True
+            return
+        size = self.size
+        want = CHUNK_SIZE
+        while pos < size:
+            data = os.pread(source, min(want, size - pos), pos)
+            if not data:
+                return  # truncated under us: what was read is all there is
+            if pos + len(data) >= size:
+                yield pos, data, True
+                return
+            if data.rfind(b"\n") < 0:
+                want *= 2  # a line longer than the read: read it whole
+                continue
+            yield pos, data, False
+            pos = self.end_offset  # where the lines of that block ended
+            want = CHUNK_SIZE
+
     def __iter__(self) -> Iterator[tuple[int, int, int, bytes]]:
-        buf = self._buf
         pos = self.end_offset
         line_no = self.next_line_no - 1  # from here on, the number of the last line read
-        complete = buf.rfind(b"\n", pos) + 1  # the lines before this offset end with "\n"
-        # readline: one C call a line, a quarter fewer instructions than find and a slice. An
-        # mmap's own position is moved; nothing else reads by it.
-        stream = io.BytesIO(buf) if isinstance(buf, bytes) else buf
-        stream.seek(pos)
         try:
-            for line in iter(stream.readline, b""):
-                start = pos
-                pos += len(line)
-                if pos > complete:  # the last line, unterminated
-                    if not self._final:
-                        self.pending = pos - start
-                        pos = start
-                        break
-                    self._tail = start
-                    end = pos
-                else:
-                    end = pos - 1
-                line_no += 1
-                if start == 0 and line.startswith(BOM):
-                    self.problems.append(Problem(ProblemKind.BOM, line_no, 0, _BOM_REASON))
-                    line = line[len(BOM) :]
-                if line.isspace() or not line:
-                    continue
-                yield line_no, start, end, line
+            for base, data, last in self._blocks(pos):
+                complete = base + data.rfind(b"\n", pos - base) + 1  # lines before end in \n
+                # readline: one C call a line, a quarter fewer instructions than find and a
+                # slice. An mmap's own position is moved; nothing else reads by it.
+                stream = io.BytesIO(data) if isinstance(data, bytes) else data
+                stream.seek(pos - base)
+                for line in iter(stream.readline, b""):
+                    start = pos
+                    pos += len(line)
+                    if pos > complete:  # a line without its \n in this block
+                        if not last:
+                            pos = start  # the next block starts with it
+                            break
+                        if not self._final:
+                            self.pending = pos - start
+                            pos = start
+                            break
+                        self._tail = start
+                        end = pos
+                    else:
+                        end = pos - 1
+                    line_no += 1
+                    if start == 0 and line.startswith(BOM):
+                        self.problems.append(Problem(ProblemKind.BOM, line_no, 0, _BOM_REASON))
+                        line = line[len(BOM) :]
+                    if line.isspace() or not line:
+                        continue
+                    yield line_no, start, end, line
+                self.end_offset = pos  # where _blocks reads on
         finally:
             self.end_offset = pos
             self.next_line_no = line_no + 1
@@ -174,8 +221,10 @@ class LineReader:
 
     __slots__ = ("_lines",)
 
-    def __init__(self, buf: Buffer, start: int = 0, line_no: int = 1, *, final: bool) -> None:
-        self._lines = Lines(buf, start, line_no, final=final)
+    def __init__(
+        self, source: Buffer | int, start: int = 0, line_no: int = 1, *, final: bool
+    ) -> None:
+        self._lines = Lines(source, start, line_no, final=final)
 
     def __iter__(self) -> Iterator[tuple[int, int, int, dict[str, Any]]]:
         return objects(self._lines)

@@ -82,7 +82,8 @@ class Line(Struct):
     message: Message | None = None
 
 
-_decode = msgspec.json.Decoder(Line).decode
+# The decode alone, for a caller that checks the bytes itself (as decode_line does).
+decode_fields = msgspec.json.Decoder(Line).decode
 
 
 def decode_line(line: bytes) -> Line:
@@ -94,7 +95,7 @@ def decode_line(line: bytes) -> Line:
     """
     if not line.isascii():
         line.decode()
-    return _decode(line)
+    return decode_fields(line)
 
 
 def visible_text(raw: Raw) -> bool:

@@ -27,17 +27,10 @@ import orjson
 from pitui.core import migrate
 from pitui.core.facts import Stats, tally
 from pitui.core.js import js_trim, label_text, parse_iso_ms
-from pitui.core.jsonl import (
-    Buffer,
-    LineReader,
-    Lines,
-    objects,
-    open_buffer,
-    parse_json_line,
-    read_line_at,
-)
+from pitui.core.jsonl import LineReader, Lines, objects, parse_json_line, read_line_at, read_range
+from pitui.core.paths import open_regular
 from pitui.core.problems import Problem, ProblemKind
-from pitui.core.records import UNSET, DecodeError, decode_line, visible_text
+from pitui.core.records import UNSET, DecodeError, decode_fields, visible_text
 
 # The one-pass loader (False: the plain reference loader, which tests compare it with).
 _FAST_LOAD = True
@@ -358,13 +351,15 @@ def _scan(lines: Lines) -> _Scan:
     parent: EntryMeta
     last_provider = last_model = last_stop = ""  # only ever strings (see below)
     last_calls: tuple[str, ...] = ()
-    decode = decode_line
+    decode = decode_fields
     decode_error = DecodeError
     loads = orjson.loads
     new = object.__new__
     for line_no, start, end, line in lines:
         fast = False
         try:
+            if not line.isascii():
+                line.decode()  # (see records.decode_line: msgspec skips values unread)
             rec = decode(line)
         except decode_error:
             pass  # not JSON, or a value of another shape: the reference path below
@@ -574,9 +569,9 @@ class Session:
             stat = os.stat(session.path)
             if final is None:
                 final = time.time() - stat.st_mtime >= SETTLE_SECONDS
-            with open_buffer(session.path) as buf:
-                session._load(buf, final=final)
-                session._remember_tail(buf)
+            with open(open_regular(session.path), "rb") as handle:  # (a FIFO is refused)
+                session._load(handle.fileno(), final=final)
+                session._remember_tail(handle.fileno())
             session._inode = (stat.st_dev, stat.st_ino)
         except IsADirectoryError as exc:
             raise UnreadableError(f"{session.path}: is a directory") from exc
@@ -590,14 +585,15 @@ class Session:
         session._load(data, final=final)
         return session
 
-    def _load(self, buf: Buffer, *, final: bool) -> None:
+    def _load(self, source: bytes | int, *, final: bool) -> None:
+        """Read the content (``bytes``) or the open file (a descriptor)."""
         gc_was_enabled = gc.isenabled()
         gc.disable()  # millions of small objects, no cycles: the collector only costs time here
         try:
             if _FAST_LOAD:
-                self._load_fast(buf, final=final)
+                self._load_fast(source, final=final)
             else:
-                self._load_reference(buf, final=final)
+                self._load_reference(source, final=final)
         finally:
             if gc_was_enabled:
                 gc.enable()
@@ -626,23 +622,23 @@ class Session:
             return NotASessionError(f"{self.path}: no complete session header yet (being written?)")
         return NotASessionError(f"{self.path}: not a valid pi session (no session header)")
 
-    def _load_reference(self, buf: Buffer, *, final: bool) -> None:
+    def _load_reference(self, source: bytes | int, *, final: bool) -> None:
         """The plain loader: :class:`LineReader`, :func:`_make_meta`, then index and link.
 
         Used for v1 files (ids and parents are assigned after reading) and, in tests, as the
         reference :meth:`_load_fast` must agree with.
         """
-        reader = LineReader(buf, final=final)
+        reader = Lines(source, final=final)
         entries = self.entries
         ordinals = self._ordinals
         header: dict[str, Any] | None = None
         v1 = False
-        for line, offset, length, obj in reader:
+        for line, offset, length, obj in objects(reader):
             if header is None:
                 self._check_header(obj, line)
                 header = obj
                 v1 = migrate.needs_v1_ids(header)
-                self._header_line = bytes(buf[: offset + length])  # with what precedes it
+                self._header_line = read_range(source, 0, offset + length)  # with what precedes it
                 ordinals.append(None)
                 continue
             if obj.get("type") == "session":
@@ -671,7 +667,7 @@ class Session:
         self._migrate()
         self._index_all()
 
-    def _load_fast(self, buf: Buffer, *, final: bool) -> None:
+    def _load_fast(self, source: bytes | int, *, final: bool) -> None:
         """What :meth:`_load_reference` does, with little work per line (issue 2: a 200 MB
         session in about the time orjson alone takes to parse it).
 
@@ -681,18 +677,18 @@ class Session:
         from scratch by :meth:`_index_all`, as the reference loader does.
         """
         # Up to the header: every line parsed whole (BOM, blank and broken lines before it).
-        lines = Lines(buf, final=final)
+        lines = Lines(source, final=final)
         header: dict[str, Any] | None = None
         for line, offset, length, obj in objects(lines):
             self._check_header(obj, line)
             header = obj
-            self._header_line = bytes(buf[: offset + length])  # with what precedes it
+            self._header_line = read_range(source, 0, offset + length)  # with what precedes it
             break
         if header is None:
             raise self._no_header(lines.pending)
         if migrate.needs_v1_ids(header):
             # small, old files: ids and parents come after reading; the plain loader does it
-            self._load_reference(buf, final=final)
+            self._load_reference(source, final=final)
             return
         part = _scan(lines)
         self.entries = part.entries
@@ -971,14 +967,14 @@ class Session:
             self.reload()
             return RefreshResult("replaced", tuple(self.entries))
         final = time.time() - stat.st_mtime >= SETTLE_SECONDS
-        with open_buffer(self.path) as buf:
-            new = self._extend(buf, final=final)
-            self._remember_tail(buf)
+        with open(open_regular(self.path), "rb") as handle:
+            new = self._extend(handle.fileno(), final=final)
+            self._remember_tail(handle.fileno())
         return RefreshResult("grew", tuple(new)) if new else RefreshResult("unchanged")
 
-    def _remember_tail(self, buf: Buffer) -> None:
-        end = self.end_offset
-        self._tail = bytes(buf[max(0, end - _TAIL_BYTES) : end])
+    def _remember_tail(self, source: bytes | int) -> None:
+        start = max(0, self.end_offset - _TAIL_BYTES)
+        self._tail = read_range(source, start, self.end_offset - start)
 
     def reload(self) -> None:
         """Read the file again from scratch (it was replaced, or pitui rewrote it)."""
@@ -990,8 +986,8 @@ class Session:
         self.__dict__.update(fresh.__dict__)
         fresh._fd = None  # the descriptor (if any) now belongs to self
 
-    def _extend(self, buf: Buffer, *, final: bool) -> list[EntryMeta]:
-        reader = LineReader(buf, self.end_offset, self.next_line, final=final)
+    def _extend(self, source: int, *, final: bool) -> list[EntryMeta]:
+        reader = LineReader(source, self.end_offset, self.next_line, final=final)
         new: list[EntryMeta] = []
         for line, offset, length, obj in reader:
             if obj.get("type") == "session":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -294,3 +295,40 @@ def test_bytes_that_are_not_utf8_in_a_skipped_value_are_reported() -> None:
     session = Session.from_bytes(orjson.dumps(HEADER) + b"\n" + RECORD_EDGES[1] + b"\n")
     assert [p.kind.value for p in session.problems] == ["invalid-utf8"]
     assert session.entries[0].role == "assistant"
+
+
+def _read_in_chunks(data: bytes, chunk: int, *, final: bool) -> Any:
+    """The outcome of reading ``data`` from a file, ``chunk`` bytes a read."""
+    from pitui.core import jsonl
+
+    saved = jsonl.CHUNK_SIZE
+    jsonl.CHUNK_SIZE = chunk
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "s.jsonl")
+            with open(path, "wb") as handle:
+                handle.write(data)
+            try:
+                read = snapshot(Session.open(path, final=final))
+            except SessionError as exc:
+                return (type(exc).__name__, str(exc).replace(path, "<memory>"))
+    finally:
+        jsonl.CHUNK_SIZE = saved
+    return read
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), chunk=st.sampled_from([1, 2, 7, 64, 4096]), final=st.booleans())
+def test_a_file_read_in_chunks_is_read_as_its_bytes(
+    data: st.DataObject, chunk: int, final: bool
+) -> None:
+    # lines across reads, lines longer than a read, a BOM, an unterminated last line
+    content, _ = damaged_file(data)
+    content = data.draw(st.sampled_from([b"", b"\xef\xbb\xbf"])) + content
+    assert _read_in_chunks(content, chunk, final=final) == outcome(content, final=final)
+
+
+@pytest.mark.parametrize("path", _fixture_files()[:40], ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_fixture_files_read_in_chunks_are_read_as_their_bytes(path: Path) -> None:
+    data = path.read_bytes()
+    assert _read_in_chunks(data, 100, final=True) == outcome(data, final=True)
