@@ -13,7 +13,7 @@ import io
 import json
 import mmap
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -192,6 +192,27 @@ class Lines:
                 f"a JSON {type(value).__name__}, not an object",
             )
         )
+
+
+def read_lines(
+    fd: int, start: int, size: int, consume: Callable[[bytes, bool], int]
+) -> tuple[int, bytes]:
+    """Hand ``consume`` the file from ``start`` to ``size`` in buffers that start at a line
+    start and end with ``\\n`` (the reads of :class:`Lines`), for a caller that splits them.
+
+    ``consume(buf, at_file_start)`` returns how many bytes of ``buf`` it used (up to after its
+    last ``\\n``); the rest is read again with the next buffer. Returns the file offset after
+    the last consumed byte and the unconsumed tail (an unterminated last line).
+    """
+    lines = Lines(fd, start, final=False)
+    lines.size = size
+    tail = b""
+    for base, data, last in lines._blocks(start):
+        used = consume(bytes(data), base == 0)
+        lines.end_offset = base + used
+        if last:
+            tail = bytes(data[used:])
+    return lines.end_offset, tail
 
 
 def objects(lines: Lines) -> Iterator[tuple[int, int, int, dict[str, Any]]]:

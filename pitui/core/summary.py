@@ -21,11 +21,8 @@ million times for a 10,000-session store.
 from __future__ import annotations
 
 import gc
-import io
-import itertools
 import os
 import sys
-from collections.abc import Callable, Iterable
 from typing import Any
 
 import orjson
@@ -39,13 +36,13 @@ from pitui.core.js import (
     label_text,
     utf16_len,
 )
-from pitui.core.jsonl import BOM, parse_json_line
+from pitui.core.jsonl import BOM, Lines, parse_json_line, read_range
+from pitui.core.jsonl import read_lines as read_lines  # (where the full-text index finds it)
 from pitui.core.migrate import header_version
 from pitui.core.record import Record
 from pitui.core.safejson import escape_unsafe_bytes
 
 __all__ = [
-    "CHUNK_SIZE",
     "NO_MESSAGES",
     "SEARCH_TEXT_CAP",
     "FileSummary",
@@ -63,9 +60,6 @@ __all__ = [
 # Counts, firstMessage and allMessagesTextLength still cover the whole file.
 SEARCH_TEXT_CAP = 4 * 1024 * 1024
 NO_MESSAGES = "(no messages)"
-# Files are read in chunks (no mmap: a file truncated while mapped would kill the process with
-# SIGBUS); a line longer than a chunk is gathered across chunks.
-CHUNK_SIZE = 4 * 1024 * 1024
 _FLOAT_MAX = int(sys.float_info.max)
 # The usage parts whose sum is a message's tokens (pi's rule: see core/facts.py).
 _TOKEN_PARTS = ("input", "output", "cacheRead", "cacheWrite")
@@ -318,26 +312,22 @@ class SummaryState:
     def decided(self) -> bool:
         return self.status != _UNDECIDED
 
-    def feed(self, buf: bytes, start: int = 0, *, at_file_start: bool | None = None) -> int:
-        """Read the complete lines of ``buf[start:]``; returns the offset after the last ``\\n``.
+    def feed(self, source: bytes | int, start: int = 0) -> int:
+        """Read the complete lines of ``source`` (content, or an open file) from ``start`` (the
+        start of a line); returns the offset after the last ``\\n``. An unterminated tail is left
+        unread (see :meth:`with_tail`)."""
+        lines = Lines(source, start, final=False)
+        self.read(lines)
+        return lines.end_offset
 
-        ``start`` must be the start of a line. An unterminated tail is left unread (see
-        :meth:`with_tail`). Once the first JSON object showed the file is not a session, nothing
-        more is parsed. ``at_file_start`` (default: ``start == 0``) says ``buf[0]`` is the file's
-        first byte, where a UTF-8 byte order mark is skipped.
-        """
-        at_start = start == 0 if at_file_start is None else at_file_start
-        end = buf.rfind(b"\n", start) + 1  # after the last newline (an unterminated line after)
-        if end <= start:
-            return start
-        # readline (memchr, one line at a time) rather than split: a fifth fewer instructions
-        # and no list of every line. Lines keep their "\n" (white space to JSON).
-        stream = io.BytesIO(buf if end == len(buf) else buf[:end])
-        stream.seek(start)
-        lines: Iterable[bytes] = iter(stream.readline, b"")
-        if at_start:
-            first = stream.readline()
-            lines = itertools.chain((first.removeprefix(BOM),), lines)
+    def read(self, lines: Lines) -> None:
+        """Fold the lines ``lines`` yields (complete ones, or all of them once ``final``) into
+        the summary. Once the first JSON object showed the file is not a session, nothing more
+        is parsed."""
+        if self.status == _NOT_A_SESSION:
+            for _ in lines:
+                pass  # (to the end of the lines, where a resumed read would start)
+            return
         loads = orjson.loads
         decode_error = orjson.JSONDecodeError
         # the state in locals while the loop runs (written back at the end)
@@ -353,23 +343,21 @@ class SummaryState:
         model = self.model
         provider = self.provider
         status = self.status
-        if status == _NOT_A_SESSION:
-            return end
         try:
-            for line in lines:
+            for _line_no, _offset, _end, line in lines:
                 try:
                     obj = loads(line)
                 except decode_error:
-                    if line.isspace():
-                        continue
-                    obj = parse_json_line(line[:-1])[0]
+                    obj = parse_json_line(line.removesuffix(b"\n"))[0]
                 if type(obj) is not dict:
                     continue
                 if status != _SESSION:
                     self._header(obj)
                     status = self.status
                     if status == _NOT_A_SESSION:
-                        return end  # nothing more to learn from this file
+                        for _ in lines:
+                            pass  # nothing more to learn from this file
+                        return
                     continue
                 get = obj.get
                 etype = get("type")
@@ -475,18 +463,19 @@ class SummaryState:
             self.cost = cost
             self.model = model
             self.provider = provider
-        return end
 
     def with_tail(self, tail: bytes, *, at_start: bool = False) -> SummaryState:
         """The summary if ``tail`` (an unterminated last line) were complete: pi reads such a
         line when it parses. Returns ``self`` when it adds nothing; else a changed copy."""
         if not tail or tail.isspace() or self.status == _NOT_A_SESSION:
             return self
-        obj, _, _ = parse_json_line(tail.removeprefix(BOM) if at_start else tail)
+        if not at_start and tail.startswith(BOM):
+            return self  # (only the file's first bytes may be a BOM: JSON.parse refuses U+FEFF)
+        obj, _, _ = parse_json_line(tail.removeprefix(BOM))
         if type(obj) is not dict:
             return self
         copy = self.clone()
-        copy.feed(tail + b"\n", at_file_start=at_start)
+        copy.feed(tail + b"\n")
         return copy
 
     def clone(self) -> SummaryState:
@@ -746,8 +735,11 @@ def _head_hash(first_line: bytes | memoryview) -> bytes:
 
 def _read_head(fd: int, size: int) -> bytes:
     """Hash of the file's first line, or b"" if it has no complete first line yet."""
-    data = os.pread(fd, min(size, _HEAD_MAX + 1), 0)
+    data = os.pread(fd, min(size, 4096), 0)  # (a header line is far shorter)
     nl = data.find(b"\n")
+    if nl < 0 and len(data) < size:
+        data = os.pread(fd, min(size, _HEAD_MAX + 1), 0)
+        nl = data.find(b"\n")
     if nl < 0:
         return b"" if len(data) <= _HEAD_MAX else _head_hash(data)
     return _head_hash(data[:nl])
@@ -797,19 +789,12 @@ def _summarise(path: str, resume: Resume | None, texts: bool) -> FileSummary:
         resumed = state is not None
         if state is None:
             state = SummaryState(texts=texts)
-        heads: list[bytes] = []
-        parsing = state
-
-        def consume(buf: bytes, at_start: bool) -> int:
-            if at_start and not heads:  # the first line is in the first buffer: hash it here
-                nl = buf.find(b"\n")
-                if nl >= 0:
-                    heads.append(_head_hash(memoryview(buf)[: min(nl, _HEAD_MAX)]))
-            return parsing.feed(buf, at_file_start=at_start)
-
-        offset, tail = read_lines(fd, start, size, consume)
-        if heads:
-            head = heads[0]
+        lines = Lines(fd, start, final=False)
+        state.read(lines)
+        offset = lines.end_offset
+        tail = read_range(fd, offset, lines.pending)
+        if start == 0:
+            head = _read_head(fd, size)
         final = state.with_tail(tail, at_start=offset == 0)
         info = final.info(path, size, st.st_mtime_ns)
         seam_start = max(0, offset - _SEAM)
@@ -831,35 +816,3 @@ def _summarise(path: str, resume: Resume | None, texts: bool) -> FileSummary:
         return FileSummary(path, (0, 0, 0, 0), error=exc.strerror or str(exc))
     finally:
         os.close(fd)
-
-
-def read_lines(
-    fd: int, start: int, size: int, consume: Callable[[bytes, bool], int]
-) -> tuple[int, bytes]:
-    """Hand ``consume`` buffers that start at a line start, chunk by chunk.
-
-    ``consume(buf, at_file_start)`` returns how many bytes of ``buf`` it used (up to after its
-    last ``\\n``); the rest is carried into the next buffer. Returns the file offset after the last
-    consumed byte and the unconsumed tail (an unterminated last line).
-    """
-    pos = start
-    base = start  # file offset of pending[0]
-    pending: list[bytes] = []
-    pending_len = 0
-    while pos < size:
-        chunk = os.pread(fd, min(CHUNK_SIZE, size - pos), pos)
-        if not chunk:
-            break
-        pos += len(chunk)
-        if pending and chunk.find(b"\n") < 0:
-            pending.append(chunk)  # still inside one long line
-            pending_len += len(chunk)
-            continue
-        buf = b"".join([*pending, chunk]) if pending else chunk
-        used = consume(buf, base == 0)
-        base += used
-        rest = buf[used:]
-        pending = [rest] if rest else []
-        pending_len = len(rest)
-    tail = b"".join(pending)
-    return base, tail

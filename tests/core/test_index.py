@@ -218,13 +218,13 @@ def test_a_grown_file_is_parsed_from_its_offset(
         store.load("all")
         _append(path)
         starts: list[int] = []
-        original = summary_module.SummaryState.feed
+        original = summary_module.SummaryState.read
 
-        def spy(self: Any, buf: bytes, start: int = 0, **kwargs: Any) -> int:
-            starts.append(len(buf) - start)
-            return original(self, buf, start, **kwargs)
+        def spy(self: Any, lines: Any) -> None:
+            starts.append(lines.size - lines.end_offset)  # the bytes left to read
+            original(self, lines)
 
-        monkeypatch.setattr(summary_module.SummaryState, "feed", spy)
+        monkeypatch.setattr(summary_module.SummaryState, "read", spy)
         (info,) = [s for s in store.load("all") if s.id == "s2"]
         assert info.message_count == 4
         appended = len(jsonl(user("x1", "m3", "appended words", t=50), header=None))

@@ -484,9 +484,9 @@ def test_header_being_written(tmp_path: Path) -> None:
 
 
 def test_long_lines_across_chunks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import pitui.core.summary as summary
+    import pitui.core.jsonl as reader
 
-    monkeypatch.setattr(summary, "CHUNK_SIZE", 64)
+    monkeypatch.setattr(reader, "CHUNK_SIZE", 64)
     big = user("m1", None, "x" * 1000, t=1)
     data = jsonl(big, *chain(["", "b", "c"])[1:])
     info = info_from_bytes(tmp_path, data)
