@@ -168,6 +168,19 @@ class Lines:
             self.end_offset = pos
             self.next_line_no = line_no + 1
 
+    def parse(self, line_no: int, offset: int, line: bytes) -> dict[str, Any] | None:
+        """The JSON object of a line, parsed whole; ``None`` (reported) if it is not one."""
+        try:
+            obj = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            obj = self.recover(line_no, offset, line)
+            if obj is None:
+                return None
+        if type(obj) is not dict:
+            self.not_an_object(line_no, offset, obj)
+            return None
+        return obj
+
     def recover(self, line_no: int, offset: int, line: bytes) -> Any:
         """A line the caller's decoder refused, as JSON.parse reads it: its value (invalid UTF-8
         replaced, lone surrogates kept; reported), or ``None`` when it is broken (reported;
@@ -218,18 +231,11 @@ def read_lines(
 def objects(lines: Lines) -> Iterator[tuple[int, int, int, dict[str, Any]]]:
     """``(line_no, offset, length, obj)`` of each line of ``lines`` that parses (orjson, else as
     JSON.parse would) to a JSON object; the others are reported in ``lines.problems``."""
-    loads = orjson.loads
+    parse = lines.parse
     for line_no, offset, end, line in lines:
-        try:
-            obj = loads(line)
-        except orjson.JSONDecodeError:
-            obj = lines.recover(line_no, offset, line)
-            if obj is None:
-                continue
-        if type(obj) is not dict:
-            lines.not_an_object(line_no, offset, obj)
-            continue
-        yield line_no, offset, end - offset, obj
+        obj = parse(line_no, offset, line)
+        if obj is not None:
+            yield line_no, offset, end - offset, obj
 
 
 class LineReader:

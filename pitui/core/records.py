@@ -1,16 +1,20 @@
-"""The few fields of a session line that the tree index needs, decoded in C (msgspec).
+"""What the tree index keeps of each session line, and the decode that reads it.
 
-A :class:`Line` declares only ``type``, ``id``, ``parentId``, ``timestamp`` and, of a message,
-its role and the small fields the index keeps (provider, model, stop reason, usage, tool call ids,
-whether it has visible text); msgspec skips every other value without building it. On pi-shaped
-lines that is about 0.6x of orjson's full parse, and no dict per line.
+:class:`EntryMeta` is the index's record of one entry line. :func:`scan` reads the lines of a
+file into them, linking the normal file as it reads (``Session`` does the rest); :func:`make_meta`
+is the same rule for one parsed object, written plainly: the reference the fast path is tested
+against, and the path of every line the typed decode leaves to it.
+
+The typed decode: a :class:`Line` declares only ``type``, ``id``, ``parentId``, ``timestamp``
+and, of a message, its role and the small fields the index keeps (provider, model, stop reason,
+usage, tool call ids, whether it has visible text); msgspec skips every other value without
+building it. On pi-shaped lines that is about 0.6x of orjson's full parse, and no dict per line.
 
 Every field is declared with the type pi writes. A line where one is of another type (a hostile
 or damaged file), or that is not JSON, fails to decode with :data:`DecodeError` and is read by
-the reference path instead (parsed whole, then the plain rules of ``session._make_meta``), as
-are the other entry types (a few lines in a hundred). The pydantic
-models of :mod:`pitui.core.models` stay the library's boundary: they validate whole entries, lazily,
-for what is drawn or returned.
+the reference path instead (parsed whole, then :func:`make_meta`), as are the other entry types
+(a few lines in a hundred). The pydantic models of :mod:`pitui.core.models` stay the library's
+boundary: they validate whole entries, lazily, for what is drawn or returned.
 """
 
 from __future__ import annotations
@@ -20,9 +24,14 @@ from typing import Annotated, Any
 import msgspec
 from msgspec import UNSET, Meta, Raw, Struct, UnsetType
 
-from pitui.core.js import JS_WHITESPACE, js_trim
+from pitui.core.js import JS_WHITESPACE, js_trim, label_text
+from pitui.core.jsonl import Lines
+from pitui.core.problems import Problem, ProblemKind
 
-__all__ = ["UNSET", "DecodeError", "Line", "decode_line", "visible_text"]
+__all__ = [
+    "DUPLICATE_HEADER", "NO_PARENT_KEY", "UNSET", "DecodeError", "EntryMeta", "Line", "Scan",
+    "decode_line", "make_meta", "scan", "visible_text",
+]  # fmt: skip
 
 # What decode_line raises: not JSON, a value of another shape (msgspec's ValidationError is a
 # DecodeError), bytes that are not UTF-8.
@@ -108,3 +117,446 @@ def visible_text(raw: Raw) -> bool:
         return True  # an ASCII character that is not white space and not an escape
     text = msgspec.json.decode(data)
     return bool(text) and (text[0] not in JS_WHITESPACE or bool(js_trim(text)))
+
+
+# ------------------------------------------------------------------ what the index keeps
+
+DUPLICATE_HEADER = "a second session header line (ignored, as pi does)"
+
+# parentId absent (not null): pi treats it like a missing parent, so the entry is a root.
+NO_PARENT_KEY: Any = object()
+
+
+class EntryMeta:
+    """What the index keeps of one entry line. ``uid`` is unique in the session (``id`` may not be).
+
+    Type-specific small fields live in one ``info`` tuple (read through the properties below): a
+    record per entry must stay small and quick to build, since a big session has 100k+ of them.
+    """
+
+    __slots__ = (
+        "children",
+        "id",
+        "info",
+        "length",
+        "line",
+        "offset",
+        "parent",
+        "parent_id",
+        "role",
+        "timestamp",
+        "type",
+        "uid",
+        "usage",
+    )
+
+    uid: str
+    id: str | None
+    parent_id: Any
+    type: str
+    timestamp: str | None
+    line: int
+    offset: int
+    length: int
+    parent: EntryMeta | None
+    children: list[EntryMeta] | None
+    role: str | None
+    usage: Any  # (input, output, cacheRead, cacheWrite, totalTokens, cost) as found, or None
+    info: tuple[Any, ...]
+
+    def __init__(self, uid: str, entry_id: str | None, parent_id: Any, etype: str,
+                 timestamp: str | None, line: int, offset: int, length: int) -> None:  # fmt: skip
+        self.uid = uid
+        self.id = entry_id
+        self.parent_id = parent_id
+        self.type = etype
+        self.timestamp = timestamp
+        self.line = line
+        self.offset = offset
+        self.length = length
+        self.parent = None
+        self.children = None
+        self.role = None
+        self.usage = None
+        self.info = ()
+
+    def _field(self, types: tuple[str, ...], index: int) -> Any:
+        kind = self.role if self.type == "message" else self.type
+        return self.info[index] if kind in types and len(self.info) > index else None
+
+    @property
+    def provider(self) -> str | None:
+        """Provider of an assistant message or a model change."""
+        return _str_or_none(self._field(("assistant", "model_change"), 0))
+
+    @property
+    def model(self) -> str | None:
+        return _str_or_none(self._field(("assistant", "model_change"), 1))
+
+    @property
+    def stop_reason(self) -> str | None:
+        return _str_or_none(self._field(("assistant",), 2))
+
+    @property
+    def has_text(self) -> bool:
+        """An assistant message with a text block that is not only white space."""
+        return bool(self._field(("assistant",), 3))
+
+    @property
+    def target_id(self) -> str | None:
+        """Target of a label or a context edit."""
+        return _str_or_none(self._field(("label", "context_edit"), 0))
+
+    @property
+    def label(self) -> str | None:
+        """The label a label entry sets (``None``: it clears)."""
+        return label_text(self._field(("label",), 1))
+
+    @property
+    def name(self) -> str | None:
+        return _str_or_none(self._field(("session_info",), 0))
+
+    @property
+    def level(self) -> str | None:
+        return _str_or_none(self._field(("thinking_level_change",), 0))
+
+    @property
+    def custom_type(self) -> str | None:
+        return _str_or_none(self._field(("custom", "custom_message", "hookMessage"), 0))
+
+    @property
+    def first_kept(self) -> str | None:
+        value = self._field(("compaction",), 0)
+        return value if isinstance(value, str) and value else None
+
+    @property
+    def retained(self) -> bool:
+        """A compaction whose ``retainedTail`` is present and a list (even empty: §10.3)."""
+        return bool(self._field(("compaction",), 1))
+
+    @property
+    def tokens_before(self) -> float | None:
+        value = self._field(("compaction",), 2)
+        return float(value) if type(value) in (int, float) else None
+
+    @property
+    def tool_call_id(self) -> str | None:
+        return _str_or_none(self._field(("toolResult",), 0))
+
+    def __repr__(self) -> str:
+        what = f"{self.type}/{self.role}" if self.role else self.type
+        return f"<EntryMeta {self.uid} {what} line {self.line}>"
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _usage(value: Any) -> Any:
+    # Kept as found (validated when summed): building floats for 100k entries costs load time.
+    if type(value) is not dict:
+        return None
+    cost = value.get("cost")
+    get = value.get
+    return (
+        get("input"),
+        get("output"),
+        get("cacheRead"),
+        get("cacheWrite"),
+        get("totalTokens"),
+        cost.get("total") if type(cost) is dict else None,
+    )
+
+
+def _tool_call_ids(content: Any) -> tuple[str, ...]:
+    if type(content) is not list:
+        return ()
+    return tuple(
+        block["id"]
+        for block in content
+        if type(block) is dict and block.get("type") == "toolCall" and type(block.get("id")) is str
+    )
+
+
+def _has_visible_text(content: Any) -> bool:
+    if isinstance(content, str):
+        return bool(js_trim(content))
+    if type(content) is list:
+        for block in content:
+            if type(block) is dict and block.get("type") == "text":
+                text = block.get("text")
+                if isinstance(text, str) and js_trim(text):
+                    return True
+    return False
+
+
+# Interned type and role names: one str object shared by every entry instead of one per line.
+_NAMES = {
+    name: name
+    for name in (
+        "message", "thinking_level_change", "model_change", "compaction", "branch_summary",
+        "custom", "custom_message", "label", "session_info", "context_edit", "usage", "user",
+        "assistant", "toolResult", "bashExecution", "hookMessage", "system", "branchSummary",
+        "compactionSummary",
+    )
+}  # fmt: skip
+
+
+def _entry_fields(obj: dict[str, Any], etype: str) -> tuple[tuple[Any, ...], Any]:
+    """``(info, usage)`` of an entry that is not a message."""
+    get = obj.get
+    if etype == "label":
+        return (get("targetId"), get("label")), None
+    if etype == "session_info":
+        return (get("name"),), None
+    if etype == "model_change":
+        return (get("provider"), get("modelId")), None
+    if etype == "thinking_level_change":
+        return (get("thinkingLevel"),), None
+    if etype == "compaction":
+        info = (get("firstKeptEntryId"), type(get("retainedTail")) is list, get("tokensBefore"))
+        return info, _usage(get("usage"))
+    if etype == "branch_summary" or etype == "usage":
+        return (), _usage(get("usage"))
+    if etype == "custom" or etype == "custom_message":
+        return (get("customType"),), None
+    if etype == "context_edit":
+        return (get("targetId"),), None
+    return (), None
+
+
+def make_meta(obj: dict[str, Any], line: int, offset: int, length: int) -> EntryMeta:
+    get = obj.get
+    raw_id = get("id")
+    etype = get("type")
+    ts = get("timestamp")
+    if type(raw_id) is str:
+        meta = EntryMeta(raw_id, raw_id, get("parentId", NO_PARENT_KEY),
+                         _NAMES.get(etype, etype) if type(etype) is str else "?",
+                         ts if type(ts) is str else None, line, offset, length)  # fmt: skip
+    else:
+        meta = EntryMeta(f"#{line}", None, get("parentId", NO_PARENT_KEY),
+                         _NAMES.get(etype, etype) if type(etype) is str else "?",
+                         ts if type(ts) is str else None, line, offset, length)  # fmt: skip
+    if etype == "message":
+        message = get("message")
+        if type(message) is dict:
+            role = message.get("role")
+            if type(role) is not str:
+                meta.role = "?"
+                return meta
+            meta.role = _NAMES.get(role, role)
+            if role == "assistant":
+                content = message.get("content")
+                meta.info = (
+                    message.get("provider"),
+                    message.get("model"),
+                    message.get("stopReason"),
+                    _has_visible_text(content),
+                    _tool_call_ids(content),
+                )
+                meta.usage = _usage(message.get("usage"))
+            elif role == "toolResult":
+                meta.info = (message.get("toolCallId"),)
+                usage = message.get("usage")
+                if usage is not None:
+                    meta.usage = _usage(usage)
+            elif role == "custom" or role == "hookMessage":
+                meta.info = (message.get("customType"),)
+        else:
+            meta.role = "?"
+    elif type(etype) is str:
+        meta.info, meta.usage = _entry_fields(obj, etype)
+    return meta
+
+
+class Scan:
+    """What :func:`scan` read, and its tree when ``linked``."""
+
+    __slots__ = ("branching", "by_id", "dup_problems", "entries", "linked", "roots", "specials",
+                 "tool_calls")  # fmt: skip
+
+    def __init__(self) -> None:
+        self.entries: list[EntryMeta] = []
+        self.specials: list[EntryMeta] = []  # the labels and session names among them
+        self.tool_calls: dict[str, str] = {}  # toolCall id -> entry id, the last one winning
+        self.dup_problems: list[Problem] = []  # second session headers
+        # The normal file (every entry has its own id and a parent read before it) is linked as
+        # it is read; ``linked`` turns False, and linking stops, at the first entry that is not.
+        self.linked = True
+        self.by_id: dict[str, EntryMeta] = {}
+        self.roots: list[EntryMeta] = []
+        self.branching: list[EntryMeta] = []  # nodes with several children: to be sorted
+
+
+def scan(lines: Lines) -> Scan:
+    """Read the entry lines (after the header) exactly as :class:`LineReader` and
+    :func:`make_meta` would, linking them as they come, with as little work per line as
+    possible: besides the decode, this loop is most of the time to open a big session.
+
+    The common line, a user, assistant or tool result message with the fields pi always writes,
+    is decoded by :mod:`pitui.core.records` (only the fields the index keeps, in C). Any other
+    line (another entry type, a value of another type, not JSON, not UTF-8) is parsed whole and
+    read by :func:`make_meta`, the reference.
+    """
+    part = Scan()
+    entries = part.entries
+    specials = part.specials
+    tool_calls = part.tool_calls
+    by_id = part.by_id
+    roots = part.roots
+    branching = part.branching
+    linked = True
+    # The last entry linked, most often the parent of the next one (compared by id, no lookup).
+    previous: EntryMeta | None = None
+    previous_id: Any = object()  # equal to no parentId
+    parent: EntryMeta
+    last_provider = last_model = last_stop = ""  # only ever strings (see below)
+    last_calls: tuple[str, ...] = ()
+    decode = decode_fields
+    decode_error = DecodeError
+    parse = lines.parse
+    new = object.__new__
+    for line_no, start, end, line in lines:
+        fast = False
+        try:
+            if not line.isascii():
+                line.decode()  # (see records.decode_line: msgspec skips values unread)
+            rec = decode(line)
+        except decode_error:
+            pass  # not JSON, or a value of another shape: the reference path below
+        else:
+            message = rec.message
+            raw_id: Any = rec.id
+            ts = rec.timestamp
+            pid: Any = rec.parentId
+            if (
+                message is not None
+                and rec.type == "message"
+                and raw_id is not None
+                and ts is not None
+                and pid is not UNSET
+            ):
+                role = message.role
+                if role == "assistant":
+                    provider = message.provider
+                    model = message.model
+                    stop_reason = message.stopReason
+                    usage = message.usage
+                    content = message.content
+                    has_text = False
+                    call_ids: tuple[str, ...] = ()
+                    if type(content) is list:
+                        for block in content:
+                            kind = block.type
+                            if kind == "toolCall":
+                                call_id = block.id
+                                if call_id is not None:
+                                    call_ids += (call_id,)
+                            elif kind == "text" and not has_text:
+                                has_text = visible_text(block.text)
+                    elif type(content) is str:
+                        has_text = bool(js_trim(content))
+                    # Equal strings kept as one object (a big session holds 50k+ of each):
+                    # less memory to fault in, which costs more than these comparisons.
+                    if provider == last_provider:
+                        provider = last_provider
+                    elif provider is not None:
+                        last_provider = provider
+                    if model == last_model:
+                        model = last_model
+                    elif model is not None:
+                        last_model = model
+                    if stop_reason == last_stop:
+                        stop_reason = last_stop
+                    elif stop_reason is not None:
+                        last_stop = stop_reason
+                    info: tuple[Any, ...] = (provider, model, stop_reason, has_text, call_ids)
+                    usage_values = usage.values() if usage is not None else None
+                    for call_id in call_ids:
+                        tool_calls[call_id] = raw_id  # the last one wins, as pi's lookup
+                    last_calls = call_ids
+                    role = "assistant"
+                    fast = True
+                elif role == "toolResult":
+                    call_id = message.toolCallId
+                    usage = message.usage
+                    for known in last_calls:  # most often a call of the last assistant's
+                        if known == call_id:
+                            call_id = known  # one string kept, not two
+                            break
+                    info = (call_id,)
+                    usage_values = usage.values() if usage is not None else None
+                    role = "toolResult"
+                    fast = True
+                elif role == "user":
+                    info = ()
+                    usage_values = None
+                    role = "user"
+                    fast = True
+        if fast:
+            # EntryMeta(...), its fields set here: a call to a class with an __init__ costs a
+            # tenth of this loop's own work (test_fast_load checks that every field is set)
+            meta = new(EntryMeta)
+            meta.uid = meta.id = raw_id
+            meta.parent_id = pid
+            meta.type = "message"
+            meta.timestamp = ts
+            meta.line = line_no
+            meta.offset = start
+            meta.length = end - start
+            meta.parent = meta.children = None
+            meta.role = role
+            meta.usage = usage_values
+            meta.info = info
+        else:
+            obj = parse(line_no, start, line)
+            if obj is None:
+                continue
+            if obj.get("type") == "session":
+                part.dup_problems.append(
+                    Problem(ProblemKind.DUPLICATE_HEADER, line_no, start, DUPLICATE_HEADER)
+                )
+                continue
+            meta = make_meta(obj, line_no, start, end - start)
+            raw_id = meta.id
+            pid = meta.parent_id
+            if raw_id is None:
+                linked = False
+            if meta.role is None:
+                if meta.type == "label" or meta.type == "session_info":
+                    specials.append(meta)
+            elif meta.role == "assistant":
+                for call_id in meta.info[4]:
+                    tool_calls[call_id] = meta.uid
+        entries.append(meta)  # not an alias: list.append called as a method is inlined
+        if linked:
+            # a duplicate id is not looked for here: it shows in len(by_id) at the end
+            if pid == previous_id:
+                parent = previous  # type: ignore[assignment]  # not None once previous_id is set
+            elif pid is None:
+                roots.append(meta)
+                by_id[raw_id] = meta
+                previous = meta
+                previous_id = raw_id
+                continue
+            else:
+                try:
+                    parent = by_id[pid]
+                except (KeyError, TypeError):  # not read yet, or not even a string
+                    linked = False
+                    continue
+            meta.parent = parent
+            meta.parent_id = parent.id  # one string kept, not two
+            children = parent.children
+            if children is None:
+                parent.children = [meta]
+            else:
+                if len(children) == 1:
+                    branching.append(parent)
+                children.append(meta)
+            by_id[raw_id] = meta
+            previous = meta
+            previous_id = raw_id
+    part.linked = linked and len(by_id) == len(entries)
+    return part

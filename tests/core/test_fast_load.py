@@ -1,9 +1,10 @@
 """The one-pass loader (``Session._load_fast``) builds exactly what the plain reference loader does.
 
-The reference (``_FAST_LOAD = False``: the line reader, ``_make_meta``, then index and link) is
-the readable statement of the rules; the fast loader inlines all of it for speed (issue 2). Every
-field of every entry, the links, roots, labels, name, tool-call map, problems (line, offset,
-reason, order) and the read position must agree, on real files and on hostile and damaged ones.
+The reference (``_FAST_LOAD = False``: each line parsed whole, ``records.make_meta``, then index
+and link) is the readable statement of the rules; the fast loader inlines all of it for speed
+(issue 2). Every field of every entry, the links, roots, labels, name, tool-call map, problems
+(line, offset, reason, order) and the read position must agree, on real files and on hostile
+and damaged ones.
 """
 
 from __future__ import annotations
