@@ -57,10 +57,11 @@ def parse_json_line(line: bytes) -> tuple[Any, ProblemKind | None, str]:
     return value, None, ""
 
 
-# A file is read this many bytes at a time (a longer line is read whole, in a larger read). Not
-# mapped: the pages of a big file would count in the process's memory while it is read, and a
-# file truncated while mapped kills the process (SIGBUS).
-CHUNK_SIZE = 4 << 20
+# A file is read this many bytes at a time (a longer line is read whole, in a larger read): small
+# enough to stay in the CPU's cache while its lines are decoded (a tenth less time than 4 MB
+# reads here). Not mapped: the pages of a big file would count in the process's memory while it
+# is read, and a file truncated while mapped kills the process (SIGBUS).
+CHUNK_SIZE = 256 << 10
 
 
 def read_range(source: Buffer | int, offset: int, length: int) -> bytes:
