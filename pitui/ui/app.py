@@ -101,6 +101,8 @@ class PituiApp(App[AppResult]):
         self.push_screen(
             PickerScreen(
                 self.catalog,
+                settings=settings,
+                keymap=self.keymap_overrides,
                 cwd=options.cwd,
                 scope=options.scope or settings.default_scope,
                 sort=settings.default_sort,
@@ -110,6 +112,7 @@ class PituiApp(App[AppResult]):
                 clock=options.clock,
                 on_resume=self.resume,
                 on_open=lambda item, entry: self.open_session(item.path, entry),
+                watch=options.watch,
             )
         )
 

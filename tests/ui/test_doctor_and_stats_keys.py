@@ -42,7 +42,7 @@ async def test_doctor_checks_the_selected_session(home: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = picker(app)
-        screen.session_list.selected = [item.path for item in screen._visible].index(
+        screen.session_list.selected = [item.path for item in screen.listed].index(
             str(files[1])
         )
         await pilot.press("f3")

@@ -19,7 +19,8 @@ from pitui.ui.app import PrintRequest
 from pitui.ui.catalog import FullTextHit
 from pitui.ui.modals.confirm import ConfirmModal
 from pitui.ui.modals.text_input import TextInputModal
-from pitui.ui.screens.picker import DELETE_HINT, PickerScreen
+from pitui.ui.screens.picker import PickerScreen
+from pitui.ui.screens.picker.state import DELETE_HINT
 from pitui.ui.screens.session import SessionScreen
 from pitui.ui.widgets.search_input import SearchInput
 from pitui.ui.widgets.session_list import SessionList
@@ -188,7 +189,7 @@ async def type_query(pilot: object, query: str) -> None:
 
 
 def ids(app: object) -> list[str]:
-    return [item.id for item in picker(app)._visible]  # type: ignore[arg-type]
+    return [item.id for item in picker(app).listed]  # type: ignore[arg-type]
 
 
 async def test_u4_recent_keeps_input_order_of_matches() -> None:
@@ -382,7 +383,7 @@ async def test_u13_ctrl_backspace_on_empty_query_deletes_to_trash(tmp_path: Path
         assert not b.exists()
         assert [p.name for p in trashed_files()] == ["b.jsonl"]
         assert picker(app).status_text == "Session moved to trash"
-        assert [item.path for item in picker(app)._visible] == [str(a)]
+        assert [item.path for item in picker(app).listed] == [str(a)]
 
 
 async def test_u14_other_keys_do_nothing_while_confirming(tmp_path: Path) -> None:
@@ -742,11 +743,11 @@ async def test_trash_failure_offers_permanent_delete_behind_a_second_modal(
         assert isinstance(app.screen, PickerScreen)
         if second == "enter":
             assert not b.exists()
-            assert [item.path for item in picker(app)._visible] == [str(a)]
+            assert [item.path for item in picker(app).listed] == [str(a)]
             assert picker(app).state.undo == []  # a permanent delete cannot be undone
         else:
             assert b.exists()
-            assert len(picker(app)._visible) == 2
+            assert len(picker(app).listed) == 2
     assert a.exists()
 
 
@@ -762,12 +763,12 @@ async def test_undo_restores_a_deleted_session_to_its_exact_path(tmp_path: Path)
         await pilot.pause()
         await pilot.press("enter")
         await settle(pilot)
-        assert not a.exists() and len(picker(app)._visible) == 1
+        assert not a.exists() and len(picker(app).listed) == 1
         await pilot.press("ctrl+z")
         await settle(pilot)
         assert a.exists() and a.read_bytes() != b"" and trashed_files() == []
         assert picker(app).status_text == "Session restored from the trash"
-        assert [item.path for item in picker(app)._visible] == [str(b), str(a)]
+        assert [item.path for item in picker(app).listed] == [str(b), str(a)]
         assert picker(app).selected_item.path == str(a)  # type: ignore[union-attr]
         await pilot.press("ctrl+z")
         await pilot.pause()
@@ -813,7 +814,7 @@ async def test_rename_then_undo_renames_back(tmp_path: Path) -> None:
         with Session.open(str(path)) as session:
             assert session.name == "Old"
         # an unnamed session renamed and undone is unnamed again (an empty name clears it)
-        index = [item.path for item in picker(app)._visible].index(str(unnamed))
+        index = [item.path for item in picker(app).listed].index(str(unnamed))
         picker(app).query_one(SessionList).selected = index
         await pilot.press("ctrl+r")
         await pilot.pause()
@@ -987,7 +988,7 @@ async def test_full_text_mode_shows_hits_and_opens_the_tree_at_the_hit(tmp_path:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await type_query(pilot, "fts:stripes")
-        await wait_for(pilot, lambda: bool(picker(app)._hits), what="hits")
+        await wait_for(pilot, lambda: bool(picker(app).hits), what="hits")
         await settle(pilot)
         rows = picker(app).query_one(SessionList).rows
         assert [(row.path, row.snippet) for row in rows] == [(str(path), "zebras have stripes")]
@@ -1035,15 +1036,15 @@ async def test_full_text_mode_with_a_fake_catalog_drops_stale_answers() -> None:
         await settle(pilot)
         assert picker(app).query_one(SessionList).empty_text.startswith("  Full-text search:")
         await type_query(pilot, "beta")
-        await wait_for(pilot, lambda: len(picker(app)._hits) == 2, what="hits")
+        await wait_for(pilot, lambda: len(picker(app).hits) == 2, what="hits")
         await type_query(pilot, " gamma")
-        await wait_for(pilot, lambda: len(picker(app)._hits) == 1, what="one hit")
+        await wait_for(pilot, lambda: len(picker(app).hits) == 1, what="one hit")
         assert picker(app).selected_item is not None
         assert picker(app).selected_item.path == items[1].path  # type: ignore[union-attr]
         for _ in range(len("fts:beta gamma")):
             await pilot.press("backspace")
         await settle(pilot)
-        assert picker(app)._hits == [] and len(picker(app).query_one(SessionList).rows) == 6
+        assert picker(app).hits == [] and len(picker(app).query_one(SessionList).rows) == 6
 
 
 def test_now_constant_is_in_the_past() -> None:

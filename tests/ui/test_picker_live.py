@@ -21,7 +21,7 @@ from pitui.core.store import Store
 from pitui.core.watch import WatchNotice
 from pitui.ui.app import PituiApp
 from pitui.ui.catalog import StoreCatalog
-from pitui.ui.screens import picker as picker_module
+from pitui.ui.screens.picker import live as live_module
 from pitui.ui.widgets.session_list import ListRow, SessionList
 from tests.core.sessiondata import assistant, chain, user
 from tests.ui.picker_kit import (
@@ -98,8 +98,8 @@ async def fresh_rows(cwd: str, query: str = "") -> list[ListRow]:
 async def test_the_list_follows_a_writer_and_ends_as_a_fresh_load(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(picker_module, "LIVE_SECONDS", 1.5)
-    monkeypatch.setattr(picker_module, "REFRESH_INTERVAL", 0.1)
+    monkeypatch.setattr(live_module, "LIVE_SECONDS", 1.5)
+    monkeypatch.setattr(live_module, "REFRESH_INTERVAL", 0.1)
     cwd = str(tmp_path / "proj")
     agent = agent_dir()
     s1 = write_session(agent, cwd, "s1", [user("m1", None, "one: newest", t=300)], name="1.jsonl")

@@ -26,7 +26,7 @@ async def test_cold_store_parsed_in_a_pool_under_the_app(
     catalog = StoreCatalog(Store(cwd="/", agent=agent, workers=2, use_index=False))
     app = fake_app(catalog, cwd="/", scope="all")
     async with app.run_test() as pilot:
-        await wait_for(pilot, lambda: picker(app).scope_state.loaded, timeout=60, what="the load")
+        await wait_for(pilot, lambda: picker(app).state.visible.loaded, timeout=60, what="the load")
         await settle(pilot)
-        assert len(picker(app)._visible) == expected
+        assert len(picker(app).listed) == expected
         assert picker(app).status_text is None  # no load error shown

@@ -145,7 +145,7 @@ def test_rename(snap_compare: Snap, home: Path) -> None:
 
     async def to_named(pilot: Pilot[Any]) -> None:
         screen = picker(pilot.app)  # type: ignore[arg-type]
-        names = [item.name for item in screen._visible]
+        names = [item.name for item in screen.listed]
         screen.session_list.selected = names.index("Dark mode")
 
     assert snap_compare(
@@ -172,7 +172,7 @@ def test_terminal_hostile_session(snap_compare: Snap, home: Path) -> None:
 
     async def select_hostile(pilot: Pilot[Any]) -> None:
         screen = picker(pilot.app)  # type: ignore[arg-type]
-        paths = [os.path.basename(item.path) for item in screen._visible]
+        paths = [os.path.basename(item.path) for item in screen.listed]
         screen.session_list.selected = paths.index(source.name)
 
     assert snap_compare(app_for(home, project(home, "webapp")), terminal_size=SIZE,

@@ -1,0 +1,603 @@
+"""The session picker: pi's ``/resume``, full screen, with a preview (ui-behaviour §2).
+
+The screen composes the widgets, answers keys and messages, and decides through its
+:class:`~pitui.ui.screens.picker.state.PickerState`; loading, filtering and full-text search run in
+workers (:mod:`.loader`), writes in :mod:`.writes`. While it is open it follows the sessions folder
+(:mod:`pitui.core.watch`, :mod:`.live`): changed sessions are re-read through the catalog (which
+keeps the store's index current), the selected session stays selected and the query stays.
+
+Settings and the keymap are given to it; it never looks at the app for them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Input, Static
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from pitui.config import Settings
+from pitui.core.js import js_trim
+from pitui.render.safe_text import one_line
+from pitui.ui.catalog import Catalog, FullTextHit, PickerItem, Scope, SortMode, sort_items
+from pitui.ui.clipboard import copy_resume_command, copy_session_path
+from pitui.ui.commands import COMMANDS, bindings_for, effective_keys
+from pitui.ui.messages import (
+    HitsFound,
+    IndexProgress,
+    RowsFiltered,
+    ScopeLoaded,
+    ScopePartial,
+    ScopeProgress,
+)
+from pitui.ui.screens.picker.live import LiveMarks, RefreshPacer
+from pitui.ui.screens.picker.loader import PickerLoader, hit_rows
+from pitui.ui.screens.picker.state import (
+    DELETE_HINT,
+    FULL_TEXT_EMPTY,
+    LOADING_TEXT,
+    STATUS_SECONDS,
+    PickerState,
+    StatusKind,
+    kept_index,
+)
+from pitui.ui.screens.picker.writes import PickerWrites
+from pitui.ui.widgets.hint_line import HintLines
+from pitui.ui.widgets.picker_header import PickerHeader
+from pitui.ui.widgets.preview import SessionPreview
+from pitui.ui.widgets.search_input import SearchInput
+from pitui.ui.widgets.session_list import SessionList
+
+if TYPE_CHECKING:
+    from pitui.core.watch import WatchEvent
+
+IN_PLACE_ROWS = 500  # up to this many sessions (and no search) are filtered on the event loop
+FULL_TEXT_DELAY = 0.15  # full-text queries wait for typing to pause
+AGE_TICK = 30.0  # ages ("5m") are redrawn this often
+
+
+def _worker_cancelled() -> bool:
+    """Whether the worker running this (in its thread) was cancelled: a newer one took over."""
+    return get_current_worker().is_cancelled
+
+
+class PickerScreen(Screen[None]):
+    COMMAND_SCOPES = ("picker",)
+    BINDINGS = bindings_for("picker")
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        *,
+        settings: Settings,
+        keymap: Mapping[str, str] | None = None,
+        cwd: str,
+        scope: Scope = "current",
+        sort: SortMode = "threaded",
+        named_only: bool = False,
+        show_path: bool = False,
+        current_session: str | None = None,
+        clock: Callable[[], float] = time.time,
+        on_resume: Callable[[PickerItem], None] | None = None,
+        on_open: Callable[[PickerItem, str | None], None] | None = None,
+        watch: bool = True,
+    ) -> None:
+        """``keymap``: the user's overrides (command id → keys) the hints show; ``watch`` and
+        ``settings.watch`` must both allow following the sessions folder."""
+        super().__init__()
+        self.catalog = catalog
+        self.settings = settings
+        self.keymap = dict(keymap or {})
+        self.cwd = cwd
+        self.state = PickerState(scope=scope, sort=sort, named_only=named_only, show_path=show_path)
+        self.current_session = current_session
+        self.clock = clock
+        self._on_resume = on_resume
+        self._on_open = on_open
+        self.loader = PickerLoader(catalog, current_session)
+        self.writes = PickerWrites(self)
+        self.marks = LiveMarks()
+        self._pacer = RefreshPacer()
+        self._fts_timer: Timer | None = None
+        self._refresh_timer: Timer | None = None
+        self._live_timer: Timer | None = None
+        self._stop_watch: asyncio.Event | None = None
+        # the debounce of a watch not started yet (it starts after the first rows are drawn)
+        follow = watch and settings.watch
+        self._watch_pending: int | None = settings.watch_debounce_ms if follow else None
+        self._keep_after_load: str | None = None  # select this session when the reload lands
+        self.watching = False
+
+    # ---------------------------------------------------------------------------- layout
+    def compose(self) -> ComposeResult:
+        with Vertical(id="picker"):
+            yield PickerHeader(id="picker-header")
+            yield HintLines(2, id="picker-hint")
+            with Horizontal(id="picker-search-row"):
+                yield Static("> ", id="picker-prompt")
+                yield SearchInput(placeholder="type to search", id="picker-search")
+            with Horizontal(id="picker-body"):
+                with Vertical(id="picker-left"):
+                    yield SessionList(clock=self.clock, id="picker-list")
+                    yield Static(id="picker-position")
+                yield SessionPreview(id="picker-preview")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.search.focus()
+        self.session_list.set_rows([], empty_text=LOADING_TEXT)
+        self._render_header()
+        self._render_hints()
+        self.watch(self.app, "theme", lambda _theme: self._render_header(), init=False)
+        early = self.catalog.first_page(self.state.scope)  # (before the load takes it)
+        self._load(self.state.scope)
+        if early and not self.state.visible.loaded:
+            # read ahead before the app started: the first frame shows them (the load goes on)
+            self.state.visible.items = sort_items(early)
+            self.refilter()
+        self.set_interval(AGE_TICK, self.session_list.refresh)
+
+    def on_unmount(self) -> None:
+        self.loader.cancel.set()
+        if self._stop_watch is not None:
+            self._stop_watch.set()
+
+    def on_screen_resume(self) -> None:
+        # back from the session view: the file may have changed there (branch switch, labels)
+        item = self.selected_item
+        if item is not None and self.is_mounted:
+            self.preview.show(item.path, entry_id=self.selected_entry, force=True)
+            if not self.watching and self.state.visible.loaded:
+                self._load(self.state.scope, force=True, quiet=True)
+
+    @property
+    def session_list(self) -> SessionList:
+        return self.query_one(SessionList)
+
+    @property
+    def search(self) -> SearchInput:
+        return self.query_one(SearchInput)
+
+    @property
+    def preview(self) -> SessionPreview:
+        return self.query_one(SessionPreview)
+
+    @property
+    def hints(self) -> HintLines:
+        return self.query_one(HintLines)
+
+    @property
+    def listed(self) -> list[PickerItem]:
+        """The sessions behind the rows, in row order."""
+        return self.state.shown.items
+
+    @property
+    def hits(self) -> list[FullTextHit]:
+        """Full-text mode: the hit behind each row."""
+        return self.state.shown.hits
+
+    @property
+    def selected_item(self) -> PickerItem | None:
+        return self.state.shown.item_at(self.session_list.selected)
+
+    @property
+    def selected_entry(self) -> str | None:
+        return self.state.shown.entry_at(self.session_list.selected)
+
+    @property
+    def live_paths(self) -> set[str]:
+        return set(self.marks.live)
+
+    # ----------------------------------------------------------------------------- loading
+    def _load(self, scope: Scope, *, force: bool = False, quiet: bool = False) -> None:
+        """Load ``scope`` unless it is cached or loading (then a forced load runs after it)."""
+        partial_rows = self.state.scopes[scope].first_load
+        generation = self.state.start_load(scope, force=force, quiet=quiet, now=time.monotonic())
+        if generation is None:
+            return
+        if scope == self.state.scope:
+            self._render_header()
+        load = self.loader.load
+        self._in_thread("load", partial(load, scope, generation, partial_rows, self.post_message))
+
+    def _in_thread(self, group: str, work: Callable[[], None], *, exclusive: bool = False) -> None:
+        # (a description: Textual would otherwise repr() every argument, 10,000 sessions included)
+        self.run_worker(
+            work, name=group, group=group, description=group,
+            thread=True, exclusive=exclusive, exit_on_error=False,
+        )  # fmt: skip
+
+    @on(ScopeProgress)
+    def _on_progress(self, message: ScopeProgress) -> None:
+        state = self.state
+        if state.note_progress(message.scope, message.generation, message.loaded, message.total):
+            self._render_header()
+
+    @on(ScopePartial)
+    def _on_partial(self, message: ScopePartial) -> None:
+        if self.state.take_partial(message.scope, message.generation, message.items):
+            self.refilter()
+
+    @on(ScopeLoaded)
+    def _on_loaded(self, message: ScopeLoaded) -> None:
+        scope = message.scope
+        outcome = self.state.finish_load(
+            scope, message.generation, message.items, message.error, now=time.monotonic()
+        )
+        if outcome is None:
+            return  # superseded
+        if outcome.quiet:
+            self._pacer.cost = outcome.took
+        if message.error is not None:
+            self.show_status(f"Failed to load sessions: {message.error}", "load-error")
+        if outcome.nothing_anywhere:
+            self.app.exit(None)  # nothing anywhere: the picker closes as if cancelled (U17)
+            return
+        if outcome.rerun:
+            self._load(scope, force=True, quiet=True)
+        if scope == self.state.scope:
+            self._render_header()
+            keep = self._keep_after_load or (None if outcome.first_load else self._selected_path())
+            self._keep_after_load = None
+            self.refilter(keep=keep)
+            item = self.selected_item
+            if outcome.quiet and item is not None and item.path in self.marks.touched:
+                self.preview.show(item.path, entry_id=self.selected_entry, force=True)
+        if not self.state.scopes[scope].running:
+            self.marks.touched.clear()
+        self.call_after_refresh(self._start_watch)  # (an empty scope draws no rows)
+
+    # ---------------------------------------------------------------------------- filtering
+    def _selected_path(self) -> str | None:
+        item = self.selected_item
+        return item.path if item is not None else None
+
+    def refilter(self, *, keep: str | None = None) -> None:
+        """Recompute the visible rows from the loaded list, query, sort and filters (in a worker:
+        a search reads the sessions' texts the first time, and a ``re:`` pattern can be slow).
+
+        ``keep`` keeps that session selected (data changed under the user); without it the
+        selection index is kept, clamped, as pi does after a re-filter (ui §2.4).
+        """
+        words = self.state.full_text
+        if words is not None:
+            if self._fts_timer is not None:
+                self._fts_timer.stop()
+            self._fts_timer = self.set_timer(FULL_TEXT_DELAY, lambda: self._full_text(words))
+            if not self.hits:
+                self._show_hits_empty(words)
+            return
+        request = self.state.filter_request(keep)
+        lock = self.loader.filter_lock
+        small = not js_trim(request.query) and len(request.items) <= IN_PLACE_ROWS
+        if small and lock.acquire(False):
+            # a first page and no search (no texts to read): a worker's round trip would cost
+            # more than the work, and the first rows wait for it
+            try:
+                self.workers.cancel_group(self, "filter")
+                self._on_filtered(self.loader.filtered(request, self.live_paths))
+            finally:
+                lock.release()
+        else:
+            run = partial(self.loader.filter, request, self.live_paths, self.post_message)
+            self._in_thread("filter", partial(run, _worker_cancelled), exclusive=True)
+        self._render_header()
+
+    @on(RowsFiltered)
+    def _on_filtered(self, message: RowsFiltered) -> None:
+        if message.key != self.state.filter_request().key or self.state.full_text is not None:
+            return  # an older request: a newer one is on its way
+        shown = self.state.shown
+        shown.hits, shown.items = [], message.items
+        selected = kept_index(message.items, message.keep, self.session_list.selected)
+        self.session_list.set_rows(
+            message.rows, selected=selected, empty_text=self.state.empty_text()
+        )
+        self._after_rows()
+
+    def _after_rows(self) -> None:
+        # the preview reads a file and renders messages: let the rows paint first
+        self.call_after_refresh(self._update_preview)
+        if self.listed and not self.loader.rows_painted.is_set():
+            self.call_after_refresh(self._first_rows_drawn)
+        self._update_position()
+        self.refresh_bindings()
+
+    def _first_rows_drawn(self) -> None:
+        self.loader.rows_painted.set()
+        self._start_watch()
+
+    # ---------------------------------------------------------------------------- full text
+    def _full_text(self, words: str) -> None:
+        scope = self.state.scope
+        failed = partial(self.app.call_from_thread, self.show_status, kind="error")
+        run = partial(self.loader.full_text, words, scope, self.post_message)
+        self._in_thread("fts", partial(run, _worker_cancelled, failed), exclusive=True)
+
+    @on(IndexProgress)
+    def _on_index_progress(self, message: IndexProgress) -> None:
+        words = self.state.full_text
+        if self.state.note_indexing(message.done, message.total) and words is not None:
+            self._show_hits_empty(words)
+
+    def _show_hits_empty(self, words: str) -> None:
+        self.state.shown.items = []
+        self.session_list.set_rows([], selected=0, empty_text=self.state.waiting_text(words))
+        self._after_rows()
+
+    @on(HitsFound)
+    def _on_hits(self, message: HitsFound) -> None:
+        if not self.state.take_hits(message.query, message.scope, message.hits):
+            return
+        shown = self.state.shown
+        rows = hit_rows(
+            shown.hits, shown.items, message.query, current=self.current_session,
+            live=self.marks.live,
+        )  # fmt: skip
+        empty = "  No message matches." if js_trim(message.query) else FULL_TEXT_EMPTY
+        self.session_list.set_rows(rows, selected=0, empty_text=empty)
+        self._after_rows()
+
+    # ------------------------------------------------------------------------ header, hints
+    def _render_header(self) -> None:
+        self.query_one(PickerHeader).show(self.state.title(), self.state.modes())
+
+    def _key(self, command_id: str) -> str:
+        command = next(c for c in COMMANDS if c.id == command_id)
+        return effective_keys(command, self.keymap).split(",")[0].strip()
+
+    def hint_lines(self) -> tuple[str, str]:
+        """pi's two hint lines (ui §2.1) with the configured keys, plus pitui's own keys."""
+        return self.state.hint_lines(self._key)
+
+    def _render_hints(self) -> None:
+        self.hints.set_hints(self.hint_lines())
+
+    def confirm_delete(self, key: str | None) -> None:
+        """Mark the row whose deletion is being asked (``None``: answered)."""
+        self.session_list.set_confirming(key)
+        self.hints.ask(DELETE_HINT if key is not None else None)
+
+    @property
+    def status_text(self) -> str | None:
+        """The status message shown now (``None`` when the hints are shown)."""
+        return self.hints.status_text
+
+    def show_status(self, message: str, kind: StatusKind = "info") -> None:
+        """One status at a time, in place of the hints, hidden after its duration (ui §2.11)."""
+        seconds = STATUS_SECONDS[kind]
+        self.hints.show_status(message, "info" if kind == "info" else "error", seconds)
+        if kind != "info":  # errors can be long: the toast shows all of it
+            self.notify(one_line(message, 400), severity="error", timeout=seconds)
+
+    def _update_position(self) -> None:
+        """pi's scroll indicator ``(selected/count)``, shown only when not all rows fit."""
+        widget = self.query_one("#picker-position", Static)
+        rows = self.session_list.rows
+        if len(rows) > self.session_list.page_size:
+            widget.update(Text(f"  ({self.session_list.selected + 1}/{len(rows)})"))
+        else:
+            widget.update("")
+
+    def on_resize(self) -> None:
+        self._update_position()
+
+    # ----------------------------------------------------------------------------- preview
+    @on(SessionList.Highlighted)
+    def _on_highlight(self) -> None:
+        self._update_preview()
+        self._update_position()
+
+    def _update_preview(self) -> None:
+        item = self.selected_item
+        self.preview.show(item.path if item else None, entry_id=self.selected_entry)
+
+    @on(SessionList.Activated)
+    def _on_activated(self, event: SessionList.Activated) -> None:
+        self.session_list.selected = event.index
+        self.action_open_tree()
+
+    @on(Input.Changed, "#picker-search")
+    def _on_query(self, event: Input.Changed) -> None:
+        self.state.set_query(event.value)
+        self.refilter()
+
+    # ------------------------------------------------------------------------------ actions
+    def action_cursor_up(self) -> None:
+        self.session_list.move(-1)
+
+    def action_cursor_down(self) -> None:
+        self.session_list.move(1)
+
+    def action_page_up(self) -> None:
+        self.session_list.move(-10)
+
+    def action_page_down(self) -> None:
+        self.session_list.move(10)
+
+    def action_toggle_scope(self) -> None:
+        stale = self.state.toggle_scope()
+        self._load(self.state.scope, force=stale, quiet=stale)  # (changed meanwhile)
+        self._render_header()
+        self.refilter()
+
+    def action_cycle_sort(self) -> None:
+        self.state.cycle_sort()
+        self.refilter()
+
+    def action_toggle_named(self) -> None:
+        self.state.toggle_named()
+        self.refilter()
+
+    def action_toggle_path(self) -> None:
+        self.state.toggle_path()
+        self._render_hints()
+        self.refilter()
+
+    def action_quit_picker(self) -> None:
+        self.app.exit(None)
+
+    def action_resume(self) -> None:
+        item = self.selected_item
+        if item is not None and self._on_resume is not None:
+            self._on_resume(item)
+
+    def action_open_tree(self) -> None:
+        item = self.selected_item
+        if item is not None and self._on_open is not None:
+            self._on_open(item, self.selected_entry)
+
+    def action_show_stats(self) -> None:
+        """Usage of the sessions listed now: the scope, narrowed by the search and filter."""
+        from pitui.core.stats import collect_stats
+        from pitui.ui.screens.stats import StatsScreen
+
+        paths = [item.path for item in self.listed]
+        if not paths:
+            self.show_status("No sessions listed: nothing to count")
+            return
+
+        def compute(progress: Callable[[int, int], None], cancel: threading.Event) -> Any:
+            return collect_stats(paths, by="model", progress=progress, cancel=cancel)
+
+        self.app.push_screen(StatsScreen(compute, title=self.state.stats_title(len(paths))))
+
+    def action_doctor(self) -> None:
+        from pitui.ui.screens.doctor import DoctorScreen
+
+        item = self.selected_item
+        if item is not None:
+            self.app.push_screen(DoctorScreen(item.path))
+
+    def action_delete(self) -> None:
+        item = self.selected_item
+        if item is None:
+            return
+        if item.path == self.current_session:
+            self.show_status("Cannot delete the currently active session", "error")
+            return
+        row = self.session_list.current_row
+        self.writes.delete(item, row.key if row is not None else item.path)
+
+    def action_delete_if_query_empty(self) -> None:
+        search = self.search
+        if search.value:
+            search.action_delete_left_word()  # with a query it is an editing key (U12)
+        else:
+            self.action_delete()
+
+    def action_rename(self) -> None:
+        item = self.selected_item
+        if item is None or self.state.visible.loading:
+            return  # pi ignores it while the visible scope loads (ui §2.9)
+        self.writes.rename(item)
+
+    def action_undo(self) -> None:
+        self.writes.undo()
+
+    def action_copy_path(self) -> None:
+        item = self.selected_item
+        copy_session_path(self.app, item.path if item is not None else None)
+
+    def action_copy_resume_command(self) -> None:
+        item = self.selected_item
+        if item is not None:
+            command = self.settings.resume_command
+            copy_resume_command(self.app, item.path, item.cwd, item.id, command)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("resume", "open_tree", "delete", "rename") and self.selected_item is None:
+            return None  # shown disabled: nothing selected
+        return True
+
+    # ------------------------------------------------------------------------- after writes
+    def forget(self, path: str) -> None:
+        """Drop a deleted session from both cached scopes at once (ui §2.10)."""
+        self.state.forget(path)
+        self.refilter()
+
+    def reload_visible(self, *, keep: str | None = None) -> None:
+        """Reload the visible scope after a write (progress shows again, ui §2.3); the other
+        scope is reloaded when next shown."""
+        self.state.invalidate_hidden()
+        self._keep_after_load = keep
+        self._load(self.state.scope, force=True)
+
+    # --------------------------------------------------------------------------------- live
+    def _start_watch(self) -> None:
+        # setting up the watch (importing watchfiles, a watch on every folder) holds the event
+        # loop and the GIL: it starts once the first rows are drawn, or the load ends
+        if self._watch_pending is not None:
+            debounce, self._watch_pending = self._watch_pending, None
+            self._watch(debounce)
+
+    @work(group="picker-watch", exclusive=True, exit_on_error=False)
+    async def _watch(self, debounce_ms: int) -> None:
+        root = self.catalog.watch_root()
+        if root is None:
+            return
+        from pitui.core.watch import SessionWatcher
+
+        self._stop_watch = asyncio.Event()
+        self.watching = True
+        try:
+            watcher = SessionWatcher(root, debounce_ms=debounce_ms)
+            async for batch in watcher.events(self._stop_watch):
+                self.on_watch_events(batch)
+        finally:
+            self.watching = False
+
+    def on_watch_events(self, batch: Sequence[WatchEvent]) -> None:
+        """React to one batch of file events: mark live sessions, re-read the listing."""
+        touched, notices = self.marks.take(batch, time.monotonic())
+        for notice in notices:
+            self.notify(one_line(notice, 300), severity="warning")
+        if touched:
+            self._apply_live()
+            self._schedule_refresh()
+
+    def _apply_live(self) -> None:
+        next_end = self.marks.expire(time.monotonic())
+        self.session_list.set_live(self.marks.live.keys())
+        if self._live_timer is not None:
+            self._live_timer.stop()
+            self._live_timer = None
+        if next_end is not None:
+            self._live_timer = self.set_timer(next_end, self._apply_live)
+
+    def _schedule_refresh(self) -> None:
+        if self._refresh_timer is not None:
+            return  # one is already due
+        wait = self._pacer.wait(time.monotonic())
+        if wait <= 0:
+            self._refresh_now()
+        else:
+            self._refresh_timer = self.set_timer(wait, self._refresh_now)
+
+    def _refresh_now(self) -> None:
+        """Re-read the visible scope through the catalog (the store re-summarises only the
+        files whose size or time changed, and its index follows); the other scope is re-read
+        when it is shown again."""
+        self._refresh_timer = None
+        self._pacer.last = time.monotonic()
+        if self.state.plan_refresh():
+            self._load(self.state.scope, force=True, quiet=True)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if event.state != WorkerState.ERROR or worker.error is None:
+            return  # (a superseded worker is cancelled, not failed)
+        if worker.group in ("load", "fts", "filter", "write", "picker-watch"):
+            error = worker.error
+            self.show_status(f"Error in {worker.name}: {type(error).__name__}: {error}", "error")
