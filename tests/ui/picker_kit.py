@@ -179,10 +179,8 @@ def store_app(agent: Path, store_cwd: str, **options: Any) -> PituiApp:
 
 # ------------------------------------------------------------------------------ driving
 def picker(app: PituiApp) -> PickerScreen:
-    screen = app.screen
-    if not isinstance(screen, PickerScreen):
-        screen = next(s for s in app.screen_stack if isinstance(s, PickerScreen))
-    return screen
+    """The picker, also while a dialog or the session view is on top of it."""
+    return next(s for s in reversed(app.screen_stack) if isinstance(s, PickerScreen))
 
 
 # Workers that live as long as their screen (file watching): never waited for.

@@ -12,6 +12,7 @@ from shlex import quote
 import orjson
 import pytest
 from rich.cells import cell_len
+from textual.widgets import Static
 
 from pitui.core.session import Session
 from pitui.launch import ResumeRequest, run_resume, shell_command
@@ -733,7 +734,7 @@ async def test_trash_failure_offers_permanent_delete_behind_a_second_modal(
         assert status.startswith("Failed to delete: the trash cannot take")
         assert "-error" in picker(app).query_one("#picker-hint-1").classes
         assert b.exists()  # nothing gone before the second confirmation
-        body = str(app.screen.query_one("#dialog-body").visual)
+        body = str(app.screen.query_one("#dialog-body", Static).visual)
         assert "permanently" in body and "cannot be undone" in body
         await pilot.press(second)
         if second == "enter":  # (the status goes after 2 s: a loaded machine may settle slower)
@@ -884,7 +885,7 @@ async def test_missing_folder_offers_the_current_one(
         await pilot.pause()
         modal = app.screen
         assert isinstance(modal, ConfirmModal)
-        body = str(modal.query_one("#dialog-body").visual)
+        body = str(modal.query_one("#dialog-body", Static).visual)
         assert "does not exist any more" in body
         await pilot.press(answer)
         await pilot.pause()
