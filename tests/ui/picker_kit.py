@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 from textual.containers import ScrollableContainer
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
@@ -41,6 +42,7 @@ from pitui.ui.catalog import (
     sort_items,
 )
 from pitui.ui.screens.picker import PickerScreen
+from pitui.ui.screens.picker.state import StatusKind
 from pitui.ui.widgets.preview import SessionPreview
 from pitui.ui.widgets.session_list import SessionList
 from tests.core.sessiondata import HEADER, jsonl
@@ -229,6 +231,21 @@ async def preview_loaded(pilot: Pilot[Any]) -> None:
         if laid_out and len(seen) >= 4 and len(set(seen[-4:])) == 1 and seen[-1][0] >= seen[-1][1]:
             break
     await pilot.pause()
+
+
+def record_statuses(app: PituiApp, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every status the picker shows from now on, in order: a status lasts 2 s, which a loaded
+    machine can spend inside one key press, so reading the status line afterwards may miss it."""
+    screen = picker(app)
+    seen: list[str] = []
+    show = screen.show_status
+
+    def recording(message: str, kind: StatusKind = "info") -> None:
+        seen.append(message)
+        show(message, kind)
+
+    monkeypatch.setattr(screen, "show_status", recording)
+    return seen
 
 
 def row_texts(app: PituiApp) -> list[str]:

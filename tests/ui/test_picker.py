@@ -14,6 +14,7 @@ import pytest
 from rich.cells import cell_len
 from textual.widgets import Static
 
+from pitui.core import actions, journal
 from pitui.core.session import Session
 from pitui.launch import ResumeRequest, run_resume, shell_command
 from pitui.ui.app import PrintRequest
@@ -38,6 +39,7 @@ from tests.ui.picker_kit import (
     fake_app,
     picker,
     preview_loaded,
+    record_statuses,
     row_texts,
     settle,
     static_text,
@@ -367,11 +369,14 @@ async def test_u12_ctrl_backspace_with_a_query_is_an_editing_key(tmp_path: Path)
         assert picker(app).search.value == "a"  # ctrl+d did not edit the query
 
 
-async def test_u13_ctrl_backspace_on_empty_query_deletes_to_trash(tmp_path: Path) -> None:
+async def test_u13_ctrl_backspace_on_empty_query_deletes_to_trash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     a, b = two_sessions(agent_dir(), str(tmp_path))
     app = store_app(agent_dir(), str(tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
+        statuses = record_statuses(app, monkeypatch)
         first = picker(app).selected_item
         assert first is not None and first.path == str(b)  # newest first
         await pilot.press("ctrl+backspace")
@@ -380,11 +385,26 @@ async def test_u13_ctrl_backspace_on_empty_query_deletes_to_trash(tmp_path: Path
         assert static_text(app, "#picker-hint-1") == DELETE_HINT
         await pilot.press("enter")
         await settle(pilot)
-        assert picker(app).status_text == "Session moved to trash"
+        assert statuses == ["Session moved to trash"]
         assert not b.exists()
         assert [p.name for p in trashed_files()] == ["b.jsonl"]
-        assert picker(app).status_text == "Session moved to trash"
         assert [item.path for item in picker(app).listed] == [str(a)]
+
+
+async def test_a_picker_delete_is_a_batch_pitui_restore_gives_back(tmp_path: Path) -> None:
+    # the picker deletes through core.actions, as `pitui rm` does: the trash log names the batch
+    a, b = two_sessions(agent_dir(), str(tmp_path))
+    app = store_app(agent_dir(), str(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+d")
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not b.exists(), what="the delete")
+        await settle(pilot)
+    assert [[item.original for item in batch] for batch in journal.trash_batches()] == [[str(b)]]
+    restored = actions.restore_last(agent_dir() / "sessions")
+    assert [item.original for item in restored.restored] == [str(b)] and b.exists() and a.exists()
 
 
 async def test_u14_other_keys_do_nothing_while_confirming(tmp_path: Path) -> None:
@@ -717,13 +737,14 @@ def break_the_trash() -> None:
 
 @pytest.mark.parametrize("second", ["enter", "escape"])
 async def test_trash_failure_offers_permanent_delete_behind_a_second_modal(
-    tmp_path: Path, second: str
+    tmp_path: Path, second: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     a, b = two_sessions(agent_dir(), str(tmp_path))
     break_the_trash()
     app = store_app(agent_dir(), str(tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
+        statuses = record_statuses(app, monkeypatch)
         await pilot.press("ctrl+d")
         await pilot.pause()
         first_modal = app.screen
@@ -737,12 +758,10 @@ async def test_trash_failure_offers_permanent_delete_behind_a_second_modal(
         body = str(app.screen.query_one("#dialog-body", Static).visual)
         assert "permanently" in body and "cannot be undone" in body
         await pilot.press(second)
-        if second == "enter":  # (the status goes after 2 s: a loaded machine may settle slower)
-            await wait_for(pilot, lambda: picker(app).status_text == "Session deleted",
-                           what="the status")  # fmt: skip
         await settle(pilot)
         assert isinstance(app.screen, PickerScreen)
         if second == "enter":
+            assert statuses[-1] == "Session deleted"
             assert not b.exists()
             assert [item.path for item in picker(app).listed] == [str(a)]
             assert picker(app).state.undo == []  # a permanent delete cannot be undone
@@ -753,12 +772,15 @@ async def test_trash_failure_offers_permanent_delete_behind_a_second_modal(
 
 
 # ------------------------------------------------------------------------------ undo
-async def test_undo_restores_a_deleted_session_to_its_exact_path(tmp_path: Path) -> None:
+async def test_undo_restores_a_deleted_session_to_its_exact_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     a, b = two_sessions(agent_dir(), str(tmp_path))
     content = b.read_bytes()
     app = store_app(agent_dir(), str(tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
+        statuses = record_statuses(app, monkeypatch)
         await pilot.press("down")  # select a (older): after the undo it is selected again
         await pilot.press("ctrl+d")
         await pilot.pause()
@@ -768,7 +790,7 @@ async def test_undo_restores_a_deleted_session_to_its_exact_path(tmp_path: Path)
         await pilot.press("ctrl+z")
         await settle(pilot)
         assert a.exists() and a.read_bytes() != b"" and trashed_files() == []
-        assert picker(app).status_text == "Session restored from the trash"
+        assert statuses[-1] == "Session restored from the trash"
         assert [item.path for item in picker(app).listed] == [str(b), str(a)]
         assert picker(app).selected_item.path == str(a)  # type: ignore[union-attr]
         await pilot.press("ctrl+z")

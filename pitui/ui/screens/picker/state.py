@@ -29,8 +29,6 @@ DELETE_HINT = "Delete session? [Enter] confirm · [Esc/Ctrl+C] cancel"
 LOADING_TEXT = "  Loading sessions…"
 FULL_TEXT_EMPTY = "  Full-text search: type words to find in every message body"
 
-FileKey = tuple[int, int, int]  # (size, mtime_ns, inode)
-
 
 def display_title(item: PickerItem) -> str:
     """The name when it has one, else the first message (control characters → spaces, trimmed)."""
@@ -112,7 +110,6 @@ class UndoStep:
     path: str
     previous_name: str | None = None
     trashed: trash.TrashedItem | None = None
-    after: FileKey | None = None  # the file as our rename left it
 
 
 @dataclass(slots=True)

@@ -1,7 +1,9 @@
 """The picker's writes: delete (to the trash), rename, and their undo.
 
-Each one asks first where pi does (a modal), writes in a thread worker of the ``write`` group, and
-tells the screen what changed (it drops or re-reads the sessions and says so in the status line).
+Each one asks first where pi does (a modal), writes through :mod:`pitui.core.actions` (the guards
+every writer shares; a picker delete is a trash batch ``pitui restore`` gives back) in a thread
+worker of the ``write`` group, and tells the screen what changed (it drops or re-reads the
+sessions and says so in the status line).
 """
 
 from __future__ import annotations
@@ -20,18 +22,10 @@ from pitui.render.safe_text import one_line
 from pitui.ui.catalog import PickerItem
 from pitui.ui.modals.confirm import ConfirmModal
 from pitui.ui.modals.text_input import TextInputModal
-from pitui.ui.screens.picker.state import FileKey, UndoStep, display_title
+from pitui.ui.screens.picker.state import UndoStep, display_title
 
 if TYPE_CHECKING:
     from pitui.ui.screens.picker.screen import PickerScreen
-
-
-def file_key(path: str) -> FileKey | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
 def _call_if(ok: bool | None, then: Callable[[], object]) -> None:
@@ -71,12 +65,13 @@ class PickerWrites:
             self._in_thread("delete", lambda: self._trash(item))
 
     def _trash(self, item: PickerItem) -> None:
-        try:
-            trashed = trash.trash(item.path)
-        except trash.TrashError as exc:
-            self._later(self._trash_failed, item, str(exc))
+        from pitui.core import actions  # (the write layer is not needed to show the list)
+
+        outcome = actions.trash([item.path])
+        if outcome.failed:
+            self._later(self._trash_failed, item, outcome.failed[0][1])
             return
-        self._later(self._trashed, item, trashed)
+        self._later(self._trashed, item, outcome.trashed[0][1])
 
     def _trashed(self, item: PickerItem, trashed: trash.TrashedItem | None) -> None:
         screen = self.screen
@@ -131,23 +126,23 @@ class PickerWrites:
 
     def _write_name(self, path: str, name: str, force: bool, undo: UndoStep | None) -> None:
         # imported here: the write layer (pydantic models) is not needed to show the list
-        from pitui.core import edit
+        from pitui.core import actions
         from pitui.core.session import Session, SessionError
 
-        if undo is not None and undo.after is not None and file_key(path) == undo.after:
-            force = True  # the file is as our own rename left it: not pi writing
         try:
             with Session.open(path) as session:
                 previous = session.name
                 self.screen.marks.own_write(path, time.monotonic())
-                edit.append_entries(session, [edit.session_info_entry(session, name)], force=force)
-        except edit.FileBusyError as exc:
+                # (an undo right after the rename is not refused as "pi wrote seconds ago":
+                # actions knows the file is as its own last write left it)
+                actions.rename(session, name, force=force)
+        except actions.FileBusyError as exc:
             self._later(self._confirm_busy, str(exc), partial(self._rename, path, name, True, undo))
             return
-        except (edit.WriteError, SessionError, OSError) as exc:
+        except (actions.WriteError, SessionError, OSError) as exc:
             self._later(self.screen.show_status, f"Failed to rename: {exc}", "error")
             return
-        self._later(self._renamed, path, previous, file_key(path), undo)
+        self._later(self._renamed, path, previous, undo)
 
     def _confirm_busy(self, reason: str, retry: Callable[[], object]) -> None:
         body = Text(
@@ -161,12 +156,10 @@ class PickerWrites:
             callback=lambda ok: _call_if(ok, retry),
         )
 
-    def _renamed(
-        self, path: str, previous: str | None, after: FileKey | None, undo: UndoStep | None
-    ) -> None:
+    def _renamed(self, path: str, previous: str | None, undo: UndoStep | None) -> None:
         screen = self.screen
         if undo is None:
-            screen.state.undo.append(UndoStep("rename", path, previous_name=previous, after=after))
+            screen.state.undo.append(UndoStep("rename", path, previous_name=previous))
         screen.show_status("Session renamed" if undo is None else "Rename undone")
         screen.reload_visible(keep=path)
 
@@ -191,11 +184,10 @@ class PickerWrites:
         self._in_thread("restore", lambda: self._restore(step))
 
     def _restore(self, step: UndoStep) -> None:
+        from pitui.core import actions
+
         try:
-            if step.trashed is not None:
-                trash.restore(step.trashed)
-            else:
-                trash.restore_path(step.path)
+            actions.restore(step.path, step.trashed)
         except trash.TrashError as exc:
             self._later(self.screen.show_status, f"Cannot undo: {exc}", "error")
             return
