@@ -238,7 +238,9 @@ def main() -> None:
             time.sleep(0.05)
         tmux("send-keys", "-t", session, "re:soak")
         # (the texts are read in the background after the first frame: until then no row matches)
-        time.sleep(0.5)
+        # (the query shows "No sessions found" until the picker has read the texts in the
+        # background: give it time to get there, then wait for the rows)
+        time.sleep(3)
         wait_until(session, NO_ROWS, False, time.perf_counter(), timeout=300)
         pid = pane_pid(session)
         print(f"{'time':>6} {'appends':>8} {'RSS MB':>8}  key to screen")
