@@ -12,6 +12,7 @@ answer (exit 0, or 1 with a one-line message), and ``pitui list`` must still lis
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import os
 import tempfile
@@ -32,44 +33,47 @@ from tests.core.sessiondata import HEADER, assistant, entry, user
 CWD = "/home/ana/hostile"
 
 
+TOOL_RESULT = {
+    "role": "toolResult",
+    "toolCallId": "call1",
+    "toolName": "read",
+    "content": [{"type": "text", "text": "x = 1"}],
+    "isError": False,
+    "timestamp": 1735689603000,
+}
+COMPACTION = {"summary": "the story so far", "firstKeptEntryId": "a1", "tokensBefore": 12345}
+CUSTOM_MESSAGE = {"customType": "note", "content": "remember", "display": True, "details": {"k": 1}}
+
+
 def template() -> list[dict[str, Any]]:
-    """One entry of every kind pi writes, every field as pi fills it."""
+    """One entry of every kind pi writes, every field as pi fills it (a fresh copy each time)."""
     tool_call = {"type": "toolCall", "id": "call1", "name": "read", "arguments": {"path": "a.py"}}
-    return [
-        {**HEADER, "cwd": CWD},
-        user("u1", None, "fix the parser"),
-        assistant(
-            "a1",
-            "u1",
-            content=[
-                {"type": "thinking", "thinking": "hmm"},
-                {"type": "text", "text": "reading"},
-                tool_call,
-            ],
-        ),
-        entry(
-            "message", "r1", "a1", 3,
-            message={"role": "toolResult", "toolCallId": "call1", "toolName": "read",
-                     "content": [{"type": "text", "text": "x = 1"}], "isError": False,
-                     "timestamp": 1735689603000},
-        ),  # fmt: skip
-        entry("model_change", "m1", "r1", 4, provider="openai", modelId="gpt-5"),
-        entry("thinking_level_change", "t1", "m1", 5, thinkingLevel="high"),
-        entry(
-            "compaction", "c1", "t1", 6,
-            summary="the story so far", firstKeptEntryId="a1", tokensBefore=12345,
-        ),  # fmt: skip
-        entry("label", "l1", "c1", 7, targetId="u1", label="start here"),
-        entry("session_info", "s1", "l1", 8, name="Hostile session"),
-        entry("custom", "x1", "s1", 9, customType="todo", data={"items": ["a", "b"]}),
-        entry(
-            "custom_message", "x2", "x1", 10,
-            customType="note", content="remember", display=True, details={"k": 1},
-        ),  # fmt: skip
-        entry("branch_summary", "b1", "x2", 11, fromId="u1", summary="tried another way"),
-        user("u2", "b1", "and now?", 12),
-        assistant("a2", "u2", "done", 13),
-    ]
+    return copy.deepcopy(
+        [
+            {**HEADER, "cwd": CWD},
+            user("u1", None, "fix the parser"),
+            assistant(
+                "a1",
+                "u1",
+                content=[
+                    {"type": "thinking", "thinking": "hmm"},
+                    {"type": "text", "text": "reading"},
+                    tool_call,
+                ],
+            ),
+            entry("message", "r1", "a1", 3, message=TOOL_RESULT),
+            entry("model_change", "m1", "r1", 4, provider="openai", modelId="gpt-5"),
+            entry("thinking_level_change", "t1", "m1", 5, thinkingLevel="high"),
+            entry("compaction", "c1", "t1", 6, **COMPACTION),
+            entry("label", "l1", "c1", 7, targetId="u1", label="start here"),
+            entry("session_info", "s1", "l1", 8, name="Hostile session"),
+            entry("custom", "x1", "s1", 9, customType="todo", data={"items": ["a", "b"]}),
+            entry("custom_message", "x2", "x1", 10, **CUSTOM_MESSAGE),
+            entry("branch_summary", "b1", "x2", 11, fromId="u1", summary="tried another way"),
+            user("u2", "b1", "and now?", 12),
+            assistant("a2", "u2", "done", 13),
+        ]
+    )
 
 
 # Raw JSON text put where a value goes (some are not expressible as Python values: orjson
