@@ -51,8 +51,9 @@ __all__ = [
 
 INDEX_FILE = "index.sqlite3"
 # (the brief column is in marshal's format: another format version rebuilds the index)
-# 8: tokens by pi's rule (core/facts.py); 9: the one cache (a modified column, no folder tables)
-SCHEMA_VERSION = f"9-{marshal.version}"
+# 8: tokens by pi's rule (core/facts.py); 9: the one cache (a modified column, no folder
+# tables); 10: the newest rows indexed by (modified, path)
+SCHEMA_VERSION = f"10-{marshal.version}"
 # Files older versions kept beside the index (whole outputs, first pages): removed with them.
 _OLD_CACHE_FILES = ("index.sqlite3.out-*", "first-page-*.marshal")
 BUSY_TIMEOUT_MS = 5000
@@ -81,7 +82,7 @@ CREATE TABLE IF NOT EXISTS files (
     row BLOB
 );
 CREATE INDEX IF NOT EXISTS files_dir ON files (dir);
-CREATE INDEX IF NOT EXISTS files_newest ON files (dir, modified);
+CREATE INDEX IF NOT EXISTS files_newest ON files (modified, path);
 CREATE TABLE IF NOT EXISTS states (
     path TEXT PRIMARY KEY,
     head BLOB NOT NULL,
@@ -335,13 +336,16 @@ class Index:
         first (ties by path), at most ``limit`` (``-1``: all): a picker's first page."""
         wanted = [d for d in dict.fromkeys(dirs) if _storable(d)]
         columns = "path, dir, size, mtime_ns, ino, dev, offset, row"
+        # many folders: walk the newest rows (files_newest) and keep those of the folders, not
+        # sort every row of every folder (40 ms for 10,000 sessions; this is 1 ms)
+        folder = "+dir" if len(wanted) > 4 else "dir"
 
         def op(conn: sqlite3.Connection) -> list[Cached]:
             found: list[tuple[Any, ...]] = []
             for part, marks in _chunks(wanted):
                 found.extend(
                     conn.execute(
-                        f"SELECT modified, {columns} FROM files WHERE dir IN ({marks}) "
+                        f"SELECT modified, {columns} FROM files WHERE {folder} IN ({marks}) "
                         "AND modified IS NOT NULL ORDER BY modified DESC, path LIMIT ?",
                         [*part, limit],
                     )

@@ -208,3 +208,14 @@ def test_later_loads_of_a_scope_read_no_page(
     catalog.load("all", lambda done, total: None, lambda batch: batches.append(len(batch)))
     store.close()
     assert reads == [] and sum(batches) == 6  # the store's batches only
+
+
+def test_a_page_over_many_folders_is_the_listings_newest(agent: Path, tmp_path: Path) -> None:
+    root = agent / "sessions"
+    for n in range(7):  # more folders than a page looks up one by one
+        (root / f"--f{n}--").mkdir()
+        for k in range(3):
+            write_session(root / f"--f{n}--", f"s{n}-{k}", 10 + 5 * k + n)
+    infos = listing(agent, tmp_path)
+    assert page(agent, tmp_path, size=10) == [info.path for info in infos[:10]]
+    assert page(agent, tmp_path) == [info.path for info in infos]
