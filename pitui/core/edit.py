@@ -32,7 +32,6 @@ from typing import Any
 from pitui.core.js import normalize_session_name
 from pitui.core.models import dump_entry, dump_header
 from pitui.core.paths import open_regular
-from pitui.core.problems import ProblemKind
 from pitui.core.session import EntryMeta, Session
 
 try:
@@ -284,33 +283,7 @@ class _suppress_oserror:
         return isinstance(exc, OSError)
 
 
-# ------------------------------------------------------------------------ session-level writes
-
-
-def check_writable(session: Session, *, force: bool = False, clock: float | None = None) -> None:
-    """Raise unless pitui may append to this session now (see the module docstring)."""
-    if session.path == "<memory>":
-        raise WriteError("an in-memory session has no file to write")
-    try:
-        stat = os.stat(session.path)
-    except OSError as exc:
-        raise WriteError(f"{session.path}: {exc.strerror or exc}") from exc
-    if session.pending:
-        raise FileBusyError(
-            f"{session.path} ends in the middle of a line (pi is writing it); try again in a moment"
-        )
-    age = (time.time() if clock is None else clock) - stat.st_mtime
-    if not force and age < BUSY_SECONDS:
-        raise FileBusyError(
-            f"{session.path} was written {max(age, 0):.1f}s ago: pi may be working in it "
-            "(use --force, or confirm in the app, to write anyway)"
-        )
-    if any(p.kind is ProblemKind.VERSION_TRAP for p in session.problems) and not force:
-        raise WriteError(
-            f"{session.path} has no format version but already holds a tree; pi would "
-            "linearize it. "
-            "Refusing to rewrite it (use --force to migrate it as pi would read it)"
-        )
+# ------------------------------------------------------------------- session rewrites, entries
 
 
 def migrate_file(session: Session) -> None:
@@ -321,17 +294,6 @@ def migrate_file(session: Session) -> None:
     lines.extend(dump_entry(session.raw(meta)) for meta in session.entries)
     atomic_write(session.path, lines)
     session.reload()
-
-
-def append_entries(session: Session, entries: list[dict[str, Any]], *, force: bool = False) -> None:
-    """Append entries (already holding ids and parents) to the session's file and index them."""
-    check_writable(session, force=force)
-    migrate_file(session)
-    expect = FileState(session_inode(session), session.end_offset)
-    append_lines(session.path, [dump_entry(entry) for entry in entries], expect)
-    result = session.refresh()
-    if result.kind == "replaced":
-        raise WriteError(f"{session.path} was replaced while writing; re-open it")
 
 
 def session_inode(session: Session) -> tuple[int, int]:
