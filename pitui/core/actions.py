@@ -145,10 +145,18 @@ def _last_line(path: str, size: int) -> Literal["ended", "complete", "cut"]:
     return "cut" if value is None and kind is not None else "complete"
 
 
-def check_write(session: Session, *, force: bool = False, clock: float | None = None) -> bool:
+def check_write(
+    session: Session,
+    *,
+    force: bool = False,
+    clock: float | None = None,
+    linearize: bool | None = None,
+) -> bool:
     """Guards 2-5 (see the module docstring) on a session the caller has just re-read. Raises
     what refuses the write; returns whether the file's last line needs its newline first (pass
-    it on to :func:`append_entries`)."""
+    it on to :func:`append_entries`). ``linearize`` (default: ``force``) lets a file without
+    format version that holds a tree be migrated as pi would read it: a caller whose ``force``
+    only answers "pi may be writing" passes ``False``."""
     path = session.path
     if path == "<memory>":
         raise WriteError("an in-memory session has no file to write")
@@ -168,7 +176,8 @@ def check_write(session: Session, *, force: bool = False, clock: float | None = 
             f"{path} was written {age:.1f}s ago: pi may be working in it "
             "(use --force, or confirm in the app, to write anyway)"
         )
-    if not force and any(p.kind is ProblemKind.VERSION_TRAP for p in session.problems):
+    trap_allowed = force if linearize is None else linearize
+    if not trap_allowed and any(p.kind is ProblemKind.VERSION_TRAP for p in session.problems):
         raise WriteError(
             f"{path} has no format version but already holds a tree; pi would linearize it. "
             "Refusing to rewrite it (use --force to migrate it as pi would read it)"

@@ -245,6 +245,19 @@ def test_a_clean_migration_needs_no_force(tmp_path: Path) -> None:
     assert written.migrated and written.original_kept is None and written.notice is None
 
 
+def test_a_version_trap_is_migrated_only_when_linearizing_is_allowed(tmp_path: Path) -> None:
+    header = {"type": "session", "id": "trap", "timestamp": "2025-01-01T00:00:00.000Z",
+              "cwd": "/p"}  # fmt: skip
+    path = _session_file(tmp_path, jsonl(user("u", None), assistant("a", "u"), header=header))
+    with Session.open(path) as session:
+        with pytest.raises(actions.WriteError, match="linearize"):
+            actions.check_write(session)
+        # the app's "write anyway" (pi may be busy) is not a yes to linearizing
+        with pytest.raises(actions.WriteError, match="linearize"):
+            actions.check_write(session, force=True, linearize=False)
+        assert actions.check_write(session, force=True) is False  # the CLI's --force
+
+
 # ---------------------------------------------------------------------- stale temp files
 
 

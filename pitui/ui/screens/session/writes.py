@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -78,8 +79,8 @@ class SessionWrites:
                 return False
             try:
                 clock = screen.clock()
-                end_line = await asyncio.to_thread(
-                    actions.check_write, session, force=force, clock=clock
+                end_line = await asyncio.to_thread(  # "write anyway" is not "linearize it"
+                    partial(actions.check_write, linearize=False), session, force=force, clock=clock
                 )
             except FileBusyError as exc:
                 self._confirm_busy(str(exc), retry)
