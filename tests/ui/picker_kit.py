@@ -233,15 +233,20 @@ async def preview_loaded(pilot: Pilot[Any]) -> None:
     await pilot.pause()
 
 
-def record_statuses(app: PituiApp, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every status the picker shows from now on, in order: a status lasts 2 s, which a loaded
-    machine can spend inside one key press, so reading the status line afterwards may miss it."""
+def record_statuses(
+    app: PituiApp, monkeypatch: pytest.MonkeyPatch, kinds: list[str] | None = None
+) -> list[str]:
+    """Every status the picker shows from now on, in order (their kinds into ``kinds``): a
+    status lasts 2 s, which a loaded machine can spend inside one key press, so reading the
+    status line afterwards may miss it."""
     screen = picker(app)
     seen: list[str] = []
     show = screen.show_status
 
     def recording(message: str, kind: StatusKind = "info") -> None:
         seen.append(message)
+        if kinds is not None:
+            kinds.append(kind)
         show(message, kind)
 
     monkeypatch.setattr(screen, "show_status", recording)
