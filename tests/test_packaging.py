@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import site
 import subprocess
 import sys
+import sysconfig
 import venv
 import zipfile
 from pathlib import Path
@@ -38,15 +40,33 @@ def test_wheel_contains_styles_and_marker(wheel: Path) -> None:
     assert not any(n.startswith("tests/") for n in names)
 
 
+def _dependency_folders() -> list[str]:
+    paths = sysconfig.get_paths()
+    folders = [paths["purelib"], paths["platlib"]]
+    if site.ENABLE_USER_SITE:
+        folders.append(site.getusersitepackages())
+    return sorted(set(folders))
+
+
 def test_installed_command_runs(
     wheel: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # a PYTHONPATH naming a checkout would make the venv import pitui from there, not the wheel
     monkeypatch.delenv("PYTHONPATH", raising=False)
     env_dir = tmp_path / "venv"
-    # the dependencies come from this interpreter; only pitui itself is installed from the wheel
-    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
+    # The dependencies come from this interpreter's environment (a venv or not: a nested venv's
+    # "system site packages" would be the base interpreter's, without them); only pitui itself
+    # is installed from the wheel. The folders are listed in a .pth file, whose own .pth files
+    # (the editable install of this checkout) are not read.
+    venv.EnvBuilder(with_pip=False).create(env_dir)
     python = env_dir / "bin" / "python"
+    nested_site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    (Path(nested_site) / "outer-environment.pth").write_text(
+        "\n".join(_dependency_folders()) + "\n", encoding="utf-8"
+    )
     subprocess.run(
         [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--quiet",
          str(wheel)],

@@ -8,10 +8,13 @@ every worker plus the preview finished before the picture is taken.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from pitui.config import Settings
@@ -27,6 +30,21 @@ DAY_START = 1735689600.0  # 2025-01-01T00:00:00Z: the sessions' timestamps count
 CLOCK = DAY_START + 23 * 3600 + 59 * 60  # 23:59 that day: ages from "now" to "23h"
 
 Snap = Callable[..., bool]
+
+
+@pytest.fixture
+def home(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The UI tests' temp $HOME (``home`` of tests/ui/conftest.py), moved to a path of a fixed
+    length: a fork's header holds its parent's absolute path, so the sizes the preview shows
+    would otherwise depend on where pytest keeps its temp files (``/tmp`` is hard-coded: the
+    system's temp dir may be anywhere)."""
+    root = Path(tempfile.mkdtemp(prefix="pitui-snapshots-", dir="/tmp"))  # (8 random letters)
+    folder = root / "home"
+    (folder / ".pi" / "agent").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(folder))
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(folder / ".pi" / "agent"))
+    yield folder
+    shutil.rmtree(root, ignore_errors=True)
 
 
 def agent(home: Path) -> Path:
