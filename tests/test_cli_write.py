@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 import pytest
 
-from pitui.cli import main
+from pitui.cli.main import main
 from pitui.core.context import build_session_context
 from pitui.core.manager import SessionManager
 from pitui.core.models import AssistantMessage, TextContent, UserMessage
@@ -457,7 +457,7 @@ def test_restore_refuses_when_something_else_lives_there(agent: Path, run: Run) 
 
 
 def test_rm_reads_a_session_outside_the_store_as_a_listing_would(tmp_path: Path) -> None:
-    from pitui.commands.rm import _info_for
+    from pitui.cli.rm import _info_for
     from tests.core.sessiondata import jsonl, user
 
     path = tmp_path / "elsewhere.jsonl"

@@ -117,7 +117,7 @@ def test_the_graph_is_read() -> None:
     # the reader finds imports at the top, inside functions and relative ones
     graph = import_graph()
     assert "pitui.core.session" in graph["pitui.core.manager"]
-    assert any(target.startswith("pitui.ui") for target in graph["pitui.commands.app"])
+    assert any(target.startswith("pitui.ui") for target in graph["pitui.cli.app"])
     assert len(graph) > 50
 
 

@@ -43,7 +43,7 @@ def test_the_app_and_default_settings_do_not_import_pydantic(tmp_path: Path) -> 
     code = (
         "import sys\n"
         "from pathlib import Path\n"
-        "import pitui.ui.app, pitui.commands.app\n"
+        "import pitui.ui.app, pitui.cli.app\n"
         "from pitui.config import load_settings\n"
         f"load_settings(Path({str(tmp_path)!r}) / 'missing.toml')\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic'"

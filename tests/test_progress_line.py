@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from pitui.commands.common import PROGRESS_MIN_FILES, progress_line
+from pitui.cli.common import PROGRESS_MIN_FILES, progress_line
 
 
 class Terminal(io.StringIO):

@@ -288,11 +288,12 @@ def _sessions_with_prefix(folders: Sequence[str], prefix: str) -> builtins.list[
     return found
 
 
-def find_session(arg: str, cwd: str | None = None) -> str:
+def find_session(arg: str, cwd: str | None = None, session_dir: str | None = None) -> str:
     """A session file from a path or a session id prefix (pi's ``--session`` argument, §12.3).
 
     A prefix is looked up in ``cwd``'s session directory first (default: the process's cwd), then
-    in every folder of the sessions root. Unlike pi, which silently takes the newest match, a
+    in every folder of the sessions root; with ``session_dir`` (pi's ``--session-dir``) in that
+    folder only. Unlike pi, which silently takes the newest match, a
     prefix that matches several sessions raises :class:`AmbiguousIdError` naming them (an exact
     id wins). Raises :class:`SessionNotFoundError` when nothing matches.
     """
@@ -316,12 +317,15 @@ def find_session(arg: str, cwd: str | None = None) -> str:
         return path
     if not arg:
         raise SessionNotFoundError("an empty session id matches nothing")
-    here = str(session_dir_for(cwd if cwd is not None else os.getcwd()))
-    root = sessions_root()
-    try:
-        others = sorted(str(root / name) for name in os.listdir(root) if (root / name).is_dir())
-    except OSError:
-        others = []
+    if session_dir is not None:
+        here, others = os.path.abspath(os.path.expanduser(session_dir)), []
+    else:
+        here = str(session_dir_for(cwd if cwd is not None else os.getcwd()))
+        root = sessions_root()
+        try:
+            others = sorted(str(root / n) for n in os.listdir(root) if (root / n).is_dir())
+        except OSError:
+            others = []
     for folders in ([here], [f for f in others if f != here]):
         found = _sessions_with_prefix(folders, arg)
         exact = [path for sid, path in found if sid == arg]

@@ -373,7 +373,7 @@ class Store:
         progress: Progress | None = None,
     ) -> bytes | None:
         """``pitui list --json`` without a search: the JSON array of the scope's sessions in
-        ``mode``'s order (the bytes of :func:`~pitui.commands.common.json_text` of their
+        ``mode``'s order (the bytes of :func:`~pitui.cli.common.json_text` of their
         ``to_json()``), or ``None`` when a session's JSON needs the standard encoder. Each
         session's element comes from its index row; only changed files are read."""
         listed = self.load_listed(scope, progress=progress)

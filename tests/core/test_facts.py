@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pitui.commands.inspect import inspect_json
+from pitui.cli.inspect import inspect_json
 from pitui.core.facts import last_activity_ms, model_text, session_facts
 from pitui.core.js import js_date_ms, parse_iso_ms
 from pitui.core.session import Session

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from pitui.commands.common import json_text
+from pitui.cli.common import json_text
 from pitui.core.search import SortMode
 from pitui.core.store import Scope, Store
 from pitui.core.summary import listing_element
@@ -255,7 +255,7 @@ def test_an_unchanged_store_reads_no_file(
 def test_cli_json_falls_back_for_lone_surrogates(
     agent: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pitui.cli import main
+    from pitui.cli.main import main
 
     folder = agent / "sessions" / FOLDER
     line = (
@@ -275,7 +275,7 @@ def test_cli_json_falls_back_for_lone_surrogates(
 def test_cli_json_is_json_text_of_the_records(
     agent: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pitui.cli import main
+    from pitui.cli.main import main
 
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
     for args in (["--all"], ["--all", "--sort", "recent"], ["--cwd", CWD, "--named"]):

@@ -5,27 +5,41 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from pitui.commands.common import CommandError, emit_json, out
+import click
+
+from pitui.cli.common import (
+    CONTEXT_SETTINGS,
+    CommandError,
+    arguments,
+    emit_json,
+    force_option,
+    json_option,
+    out,
+    session_argument,
+    session_dir_option,
+)
 
 
-def add_parser(subparsers: Any) -> None:
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "label",
-        help="set or clear the label of an entry (a label entry, as pi writes it)",
-        description="Append a label entry, as pi's tree selector does: the label is trimmed; an "
-        "empty label or --clear removes it. Labels are global to the session (every branch sees "
-        "them) and never enter the model's context.",
-    )
-    parser.add_argument("session", metavar="PATH|ID-PREFIX", help="session file or id prefix")
-    parser.add_argument("entry", metavar="ENTRY-ID", help="entry id (or a unique prefix)")
-    what = parser.add_mutually_exclusive_group(required=True)
-    what.add_argument("label", metavar="LABEL", nargs="?", help="the label text")
-    what.add_argument("--clear", action="store_true", help="remove the entry's label")
-    parser.add_argument("--json", action="store_true", help="report as JSON")
-    parser.add_argument(
-        "--force", action="store_true", help="write even if pi wrote the file seconds ago"
-    )
-    parser.set_defaults(run=run)
+@click.command(
+    "label",
+    context_settings=CONTEXT_SETTINGS,
+    short_help="set or clear the label of an entry (a label entry, as pi writes it)",
+)
+@session_argument
+@session_dir_option
+@click.argument("entry", metavar="ENTRY-ID")
+@click.argument("label", metavar="LABEL", required=False)
+@click.option("--clear", is_flag=True, help="remove the entry's label")
+@json_option()
+@force_option
+def command(**params: Any) -> int:
+    """Append a label entry, as pi's tree selector does: the label is trimmed; an empty label or
+    --clear removes it. Labels are global to the session (every branch sees them) and never enter
+    the model's context. ENTRY-ID is an entry id or a unique prefix."""
+    args = arguments(**params)
+    if (args.label is None) == (not args.clear):
+        args.parser.error("give a LABEL or --clear (one of them)")
+    return run(args)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -15,40 +15,56 @@ import os
 import sys
 from typing import Any
 
-from pitui.commands.common import CommandError, out
+import click
+
+from pitui.cli.common import (
+    CONTEXT_SETTINGS,
+    CommandError,
+    arguments,
+    out,
+    session_argument,
+    session_dir_option,
+)
 from pitui.core.safejson import escape_unsafe_bytes
 
 
-def add_parser(subparsers: Any) -> None:
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "export",
-        help="export one branch as Markdown, an HTML page, or a pi session (JSONL)",
-        description="Export the branch ending at an entry (default: the session's leaf). md and "
-        "html show the context the model sees there, drawn like the session view (renderer "
-        "plug-ins apply); jsonl writes a valid pi session holding just that branch.",
-    )
-    parser.add_argument("session", metavar="PATH|ID-PREFIX", help="session file or id prefix")
-    parser.add_argument("--leaf", metavar="ID", help="last entry of the branch (id or prefix)")
-    parser.add_argument(
-        "--format", "-f", choices=("md", "html", "jsonl"), required=True, help="what to write"
-    )
-    parser.add_argument(
-        "-o",
-        "--output",
-        metavar="FILE",
-        help="write here instead of stdout (a folder: <session id>[-<leaf>].<format> in it; "
-        "- for stdout); an existing file only with --force, never a session",
-    )
-    parser.add_argument(
-        "--force", action="store_true", help="replace an existing file (never a session)"
-    )
-    parser.add_argument(
-        "--width", type=int, default=100, metavar="N", help="columns messages are drawn at"
-    )
-    parser.add_argument(
-        "--light", action="store_true", help="html: light colours instead of pi's dark ones"
-    )
-    parser.set_defaults(run=run)
+@click.command(
+    "export",
+    context_settings=CONTEXT_SETTINGS,
+    short_help="export one branch as Markdown, an HTML page, or a pi session (JSONL)",
+)
+@session_argument
+@session_dir_option
+@click.option("--leaf", metavar="ID", help="last entry of the branch (id or prefix)")
+@click.option(
+    "--format",
+    "-f",
+    type=click.Choice(("md", "html", "jsonl")),
+    required=True,
+    help="what to write",
+)
+@click.option(
+    "-o",
+    "--output",
+    metavar="FILE",
+    help="write here instead of stdout (a folder: <session id>[-<leaf>].<format> in it; "
+    "- for stdout); an existing file only with --force, never a session",
+)
+@click.option("--force", is_flag=True, help="replace an existing file (never a session)")
+@click.option(
+    "--width",
+    type=int,
+    default=100,
+    metavar="N",
+    show_default=True,
+    help="columns messages are drawn at",
+)
+@click.option("--light", is_flag=True, help="html: light colours instead of pi's dark ones")
+def command(**params: Any) -> int:
+    """Export the branch ending at an entry (default: the session's leaf). md and html show the
+    context the model sees there, drawn like the session view (renderer plug-ins apply); jsonl
+    writes a valid pi session holding just that branch."""
+    return run(arguments(**params))
 
 
 

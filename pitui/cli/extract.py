@@ -10,22 +10,35 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from pitui.commands.common import CommandError, emit_json, out
+import click
+
+from pitui.cli.common import (
+    CONTEXT_SETTINGS,
+    CommandError,
+    arguments,
+    emit_json,
+    json_option,
+    out,
+    session_argument,
+    session_dir_option,
+)
 
 
-def add_parser(subparsers: Any) -> None:
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "extract",
-        help="write the branch ending at an entry as a new session file (pi's /fork)",
-        description="Write the path root → ENTRY-ID as a new session (new id, parentSession = "
-        "the source), where pi would put it (the source's folder) unless -o names the file. "
-        "The source file is not changed; an existing file is never overwritten.",
-    )
-    parser.add_argument("session", metavar="PATH|ID-PREFIX", help="session file or id prefix")
-    parser.add_argument("entry", metavar="ENTRY-ID", help="last entry of the branch to extract")
-    parser.add_argument("-o", "--output", metavar="NEW", help="the new file (must not exist)")
-    parser.add_argument("--json", action="store_true", help="report as JSON")
-    parser.set_defaults(run=run)
+@click.command(
+    "extract",
+    context_settings=CONTEXT_SETTINGS,
+    short_help="write the branch ending at an entry as a new session file (pi's /fork)",
+)
+@session_argument
+@session_dir_option
+@click.argument("entry", metavar="ENTRY-ID")
+@click.option("-o", "--output", metavar="NEW", help="the new file (must not exist)")
+@json_option()
+def command(**params: Any) -> int:
+    """Write the path root → ENTRY-ID (the last entry of the branch) as a new session (new id,
+    parentSession = the source), where pi would put it (the source's folder) unless -o names the
+    file. The source file is not changed; an existing file is never overwritten."""
+    return run(arguments(**params))
 
 
 def run(args: argparse.Namespace) -> int:

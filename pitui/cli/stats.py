@@ -10,7 +10,18 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from pitui.commands.common import emit_json, format_cost, out, progress_line
+import click
+
+from pitui.cli.common import (
+    CONTEXT_SETTINGS,
+    arguments,
+    emit_json,
+    format_cost,
+    json_option,
+    out,
+    progress_line,
+    session_dir_option,
+)
 
 if TYPE_CHECKING:
     from pitui.core.stats import StatsReport, Tally
@@ -18,25 +29,22 @@ if TYPE_CHECKING:
 _NAME_CELLS = 48
 
 
-def add_parser(subparsers: Any) -> None:
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "stats",
-        help="sessions, messages, tokens and cost of this folder's (or all) sessions",
-        description="Add up sessions, messages, tokens and cost. History a fork copied from its "
-        "parent is counted once (an entry is the same entry in every file holding it: same id, "
-        "timestamp and type).",
-    )
-    parser.add_argument("--all", action="store_true", help="all folders, not only this one")
-    parser.add_argument("--by", choices=("model", "project", "day"), help="one row per group")
-    parser.add_argument("--json", action="store_true", help="one JSON object")
-    parser.add_argument("--cwd", metavar="DIR", help="current folder (default: this one)")
-    parser.add_argument(
-        "--session-dir", metavar="DIR", help="pi's custom session directory (--session-dir)"
-    )
-    parser.add_argument(
-        "--no-index", action="store_true", help="list files without the cache (nor create it)"
-    )
-    parser.set_defaults(run=run)
+@click.command(
+    "stats",
+    context_settings=CONTEXT_SETTINGS,
+    short_help="sessions, messages, tokens and cost of this folder's (or all) sessions",
+)
+@click.option("--all", is_flag=True, help="all folders, not only this one")
+@click.option("--by", type=click.Choice(("model", "project", "day")), help="one row per group")
+@json_option("one JSON object")
+@click.option("--cwd", metavar="DIR", help="current folder (default: this one)")
+@session_dir_option
+@click.option("--no-index", is_flag=True, help="list files without the cache (nor create it)")
+def command(**params: Any) -> int:
+    """Add up sessions, messages, tokens and cost. History a fork copied from its parent is
+    counted once (an entry is the same entry in every file holding it: same id, timestamp and
+    type)."""
+    return run(arguments(**params))
 
 
 def run(args: argparse.Namespace) -> int:

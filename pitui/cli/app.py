@@ -3,50 +3,36 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
-import gc
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
-from pitui.commands.common import CommandError
+import click
+
+from pitui.cli.common import (
+    CONTEXT_SETTINGS,
+    CommandError,
+    arguments,
+    session_argument,
+    session_dir_option,
+)
 
 
-def add_app_options(parser: argparse.ArgumentParser) -> None:
-    """Options of the bare ``pitui`` command (the picker)."""
-    parser.add_argument("--all", action="store_true", help="start on all folders' sessions")
-    parser.add_argument("--session-dir", metavar="DIR", help="pi's custom session directory")
-    parser.add_argument(
-        "--print",
-        action="store_true",
-        dest="print_only",
-        help="print the chosen session's path instead of resuming "
-        '(pi --session "$(pitui --print)")',
-    )
-    parser.add_argument("--demo", action="store_true", help="browse a built-in demo store")
-    parser.add_argument("--no-watch", action="store_true", help="do not follow files while open")
-    parser.add_argument("--no-index", action="store_true", help="do not use the listing cache")
-    parser.add_argument(
-        "--current", metavar="PATH", help="the session pi has open (shown, never deleted)"
-    )
-    parser.set_defaults(run=run_picker)
-
-
-def add_parser(subparsers: Any) -> None:
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "open",
-        help="open one session's branch tree and context",
-        description="Show the session's tree; switch branch, label entries, then resume pi there.",
-    )
-    parser.add_argument("session", metavar="PATH|ID-PREFIX", help="session file or id prefix")
-    parser.add_argument("--entry", metavar="ID", help="select this entry first")
-    parser.add_argument("--no-watch", action="store_true", help="do not follow the file")
-    parser.add_argument("--demo", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--print", action="store_true", dest="print_only", help=argparse.SUPPRESS)
-    parser.set_defaults(run=run_open)
+@click.command(
+    "open",
+    context_settings=CONTEXT_SETTINGS,
+    short_help="open one session's branch tree and context",
+)
+@session_argument
+@session_dir_option
+@click.option("--entry", metavar="ID", help="select this entry first")
+@click.option("--no-watch", is_flag=True, help="do not follow the file")
+@click.option("--print", "print_only", is_flag=True, hidden=True)
+def command(**params: Any) -> int:
+    """Show the session's tree; switch branch, label entries, then resume pi there."""
+    return run_open(arguments(**params))
 
 
 def _settings() -> Any:
@@ -143,24 +129,6 @@ def _run(app_options: Any, catalog: Any) -> int:
     return 0
 
 
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Import the app with the cyclic GC paused, then freeze what was imported out of its way.
-
-    Importing Textual and the screens creates a few hundred thousand long-lived objects; the
-    collector would scan that growing heap again and again (about a fifth of the import time)
-    and, after it, at every full collection while the app runs.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if enabled:
-            gc.enable()
-
-
 def run_picker(args: argparse.Namespace) -> int:
     from pitui.core.paths import agent_dir
     from pitui.core.store import Store
@@ -176,8 +144,8 @@ def run_picker(args: argparse.Namespace) -> int:
     catalog = StoreCatalog(store)
     scope: Scope = "all" if args.all else settings.default_scope
     catalog.read_ahead(scope)  # the first rows, shown in the first frame
-    with _gc_paused():
-        from pitui.ui.app import AppOptions
+    from pitui.ui.app import AppOptions
+
     options = AppOptions(
         settings=settings,
         cwd=cwd,
@@ -190,12 +158,11 @@ def run_picker(args: argparse.Namespace) -> int:
 
 
 def run_open(args: argparse.Namespace) -> int:
-    with _gc_paused():
-        from pitui.core.manager import AmbiguousIdError, SessionNotFoundError, find_session
-        from pitui.core.paths import agent_dir
-        from pitui.core.store import Store
-        from pitui.ui.app import AppOptions
-        from pitui.ui.catalog import StoreCatalog
+    from pitui.core.manager import AmbiguousIdError, SessionNotFoundError, find_session
+    from pitui.core.paths import agent_dir
+    from pitui.core.store import Store
+    from pitui.ui.app import AppOptions
+    from pitui.ui.catalog import StoreCatalog
 
     settings = _settings()
     try:

@@ -13,7 +13,18 @@ import argparse
 import os
 from typing import TYPE_CHECKING, Any
 
-from pitui.commands.common import emit_json, out, progress_line
+import click
+
+from pitui.cli.common import (
+    CONTEXT_SETTINGS,
+    CommandError,
+    arguments,
+    emit_json,
+    json_option,
+    out,
+    progress_line,
+    session_dir_option,
+)
 
 if TYPE_CHECKING:
     from pitui.core.doctor import FileReport, TempFile
@@ -29,35 +40,35 @@ _EPILOG = (
 )
 
 
-def add_parser(subparsers: Any) -> None:
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "doctor",
-        help="report what is wrong with session files (read-only; exit 1 when any has a problem)",
-        description="Check session files for what the format's edge cases name: malformed and "
-        "truncated lines, duplicate headers and ids, orphans, cycles, labels on missing entries, "
-        "a byte order mark, v4 harness files, empty or unreadable files, temp files left by an "
-        "interrupted rewrite. Also shows whether pi 0.73.1 and pi 1.x would load each file and "
-        "what makes it big. Never writes; offers no repair.",
-        epilog=_EPILOG,
-    )
-    which = parser.add_mutually_exclusive_group()
-    which.add_argument(
-        "path", nargs="?", metavar="PATH", help="one session file (default: this folder's)"
-    )
-    which.add_argument("--all", action="store_true", help="every folder's session files")
-    parser.add_argument("--cwd", metavar="DIR", help="current folder (default: this one)")
-    parser.add_argument(
-        "--session-dir", metavar="DIR", help="pi's custom session directory (--session-dir)"
-    )
-    parser.add_argument("--json", action="store_true", help="one JSON object with every finding")
-    parser.set_defaults(run=run)
+@click.command(
+    "doctor",
+    context_settings=CONTEXT_SETTINGS,
+    short_help="report what is wrong with session files (read-only; exit 1 when any has a problem)",
+    epilog=_EPILOG,
+)
+@click.argument("path", metavar="[PATH|ID-PREFIX]", required=False)
+@click.option("--all", is_flag=True, help="every folder's session files")
+@click.option("--cwd", metavar="DIR", help="current folder (default: this one)")
+@session_dir_option
+@json_option("one JSON object with every finding")
+def command(**params: Any) -> int:
+    """Check session files for what the format's edge cases name: malformed and truncated lines,
+    duplicate headers and ids, orphans, cycles, labels on missing entries, a byte order mark, v4
+    harness files, empty or unreadable files, temp files left by an interrupted rewrite. Also
+    shows whether pi 0.73.1 and pi 1.x would load each file and what makes it big. Never writes;
+    offers no repair. Without PATH: this folder's session files.
+    """
+    args = arguments(**params)
+    if args.path is not None and args.all:
+        args.parser.error("--all is not allowed with PATH: one file, or every folder's")
+    return run(args)
 
 
 def run(args: argparse.Namespace) -> int:
     from pitui.core.doctor import diagnose_file
 
     if args.path is not None:
-        report = diagnose_file(args.path)
+        report = diagnose_file(_session_path(args.path, args.session_dir))
         if args.json:
             emit_json(_json([report], []))
         else:
@@ -70,6 +81,19 @@ def run(args: argparse.Namespace) -> int:
         _print_scope(reports, leftovers)
     healthy = all(r.healthy for r in reports) and not any(t.stale for t in leftovers)
     return 0 if healthy else 1
+
+
+def _session_path(arg: str, session_dir: str | None) -> str:
+    """The file named, or the session an id prefix names (a file that does not exist or is not
+    a session is diagnosed as it is: that is the doctor's job)."""
+    from pitui.core.manager import find_session, is_path_argument
+
+    if is_path_argument(arg) or os.path.exists(arg):
+        return arg
+    try:
+        return find_session(arg, session_dir=session_dir)
+    except LookupError as exc:
+        raise CommandError(str(exc)) from exc
 
 
 def _scope(args: argparse.Namespace) -> tuple[list[FileReport], list[TempFile]]:

@@ -19,7 +19,18 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pitui.commands.common import CommandError, emit_json, out
+import click
+
+from pitui.cli.common import (
+    CONTEXT_SETTINGS,
+    CommandError,
+    UsageErrors,
+    arguments,
+    emit_json,
+    json_option,
+    out,
+    session_dir_option,
+)
 from pitui.core.paths import normalize_session_path, shorten_home
 
 if TYPE_CHECKING:
@@ -34,57 +45,56 @@ _DURATION = re.compile(r"(\d+)([smhdw])")
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
 
-def add_parser(subparsers: Any) -> None:
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "rm",
-        help="move sessions to the trash: by path or id, or in bulk (--all/--cwd with filters)",
-        description="Move sessions to the trash (pitui restore brings them back). Name them, or "
-        "select them with --all or --cwd DIR and narrow with the filters. The selection is "
-        "listed, with the forks of each session, and must be confirmed unless --yes.",
-    )
-    parser.add_argument(
-        "sessions", metavar="PATH|ID-PREFIX", nargs="*", help="session files or id prefixes"
-    )
-    scope = parser.add_mutually_exclusive_group()
-    scope.add_argument("--all", action="store_true", help="select the sessions of every folder")
-    scope.add_argument("--cwd", metavar="DIR", help="select the sessions of folder DIR")
-    parser.add_argument(
-        "--older-than",
-        metavar="AGE",
-        type=_age,
-        help="only sessions last active before AGE ago (30d, 12h, 2w; s m h d w)",
-    )
-    parser.add_argument(
-        "--empty", action="store_true", help="only sessions without user or assistant text"
-    )
-    parser.add_argument(
-        "--max-messages", metavar="N", type=_count, help="only sessions with at most N messages"
-    )
-    parser.add_argument(
-        "--match",
-        metavar="QUERY",
-        help='only sessions holding every word and "phrase" of QUERY exactly (or re:REGEX)',
-    )
-    parser.add_argument("--dry-run", action="store_true", help="list the selection, trash nothing")
-    parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
-    parser.add_argument("--json", action="store_true", help="report as JSON")
-    parser.add_argument(
-        "--force", action="store_true", help="trash sessions pi wrote in the last seconds too"
-    )
-    parser.set_defaults(run=run, parser=parser)
-
-
 def _age(text: str) -> float:
     match = _DURATION.fullmatch(text.strip())
     if match is None:
-        raise argparse.ArgumentTypeError(f"not an age: {text!r} (examples: 90d, 12h, 2w)")
+        raise click.BadParameter(f"not an age: {text!r} (examples: 90d, 12h, 2w)")
     return int(match[1]) * _UNIT_SECONDS[match[2]]
 
 
 def _count(text: str) -> int:
     if not text.isdigit():
-        raise argparse.ArgumentTypeError(f"not a count: {text!r}")
+        raise click.BadParameter(f"not a count: {text!r}")
     return int(text)
+
+
+@click.command(
+    "rm",
+    context_settings=CONTEXT_SETTINGS,
+    short_help="move sessions to the trash: by path or id, or in bulk (--all/--cwd with filters)",
+)
+@click.argument("sessions", metavar="[PATH|ID-PREFIX]...", nargs=-1)
+@click.option("--all", is_flag=True, help="select the sessions of every folder")
+@click.option("--cwd", metavar="DIR", help="select the sessions of folder DIR")
+@session_dir_option
+@click.option(
+    "--older-than",
+    metavar="AGE",
+    type=_age,
+    help="only sessions last active before AGE ago (30d, 12h, 2w; s m h d w)",
+)
+@click.option("--empty", is_flag=True, help="only sessions without user or assistant text")
+@click.option(
+    "--max-messages", metavar="N", type=_count, help="only sessions with at most N messages"
+)
+@click.option(
+    "--match",
+    metavar="QUERY",
+    help='only sessions holding every word and "phrase" of QUERY exactly (or re:REGEX)',
+)
+@click.option("--dry-run", is_flag=True, help="list the selection, trash nothing")
+@click.option("--yes", "-y", is_flag=True, help="do not ask for confirmation")
+@json_option()
+@click.option("--force", is_flag=True, help="trash sessions pi wrote in the last seconds too")
+def command(**params: Any) -> int:
+    """Move sessions to the trash (pitui restore brings them back). Name them, or select them
+    with --all or --cwd DIR and narrow with the filters. The selection is listed, with the forks
+    of each session, and must be confirmed unless --yes."""
+    args = arguments(**params)
+    if args.all and args.cwd is not None:
+        args.parser.error("--all is not allowed with --cwd: every folder, or one")
+    args.sessions = list(args.sessions)
+    return run(args)
 
 
 @dataclass(slots=True)
@@ -113,7 +123,7 @@ class Candidate:
 def _validate(args: argparse.Namespace) -> None:
     from pitui.core.search import parse_query
 
-    parser: argparse.ArgumentParser = args.parser
+    parser: UsageErrors = args.parser
     bulk = args.all or args.cwd is not None
     filters = (
         args.older_than is not None

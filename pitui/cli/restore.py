@@ -10,24 +10,36 @@ import argparse
 import os
 from typing import Any
 
-from pitui.commands.common import CommandError, emit_json, out
+import click
+
+from pitui.cli.common import (
+    CONTEXT_SETTINGS,
+    CommandError,
+    arguments,
+    emit_json,
+    json_option,
+    out,
+)
 from pitui.core import trash
 
 
-def add_parser(subparsers: Any) -> None:
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "restore",
-        help="bring a trashed session back to where it was",
-        description="Move a session file back from the trash to its exact original path: the "
-        "one given, or with --last the sessions trashed last (the whole batch of the last "
-        "pitui rm, or the session pi trashed last). Refuses if something else lives at that "
-        "path now.",
-    )
-    what = parser.add_mutually_exclusive_group(required=True)
-    what.add_argument("path", metavar="PATH", nargs="?", help="where the session file was")
-    what.add_argument("--last", action="store_true", help="the batch trashed most recently")
-    parser.add_argument("--json", action="store_true", help="report as JSON")
-    parser.set_defaults(run=run)
+@click.command(
+    "restore",
+    context_settings=CONTEXT_SETTINGS,
+    short_help="bring a trashed session back to where it was",
+)
+@click.argument("path", metavar="PATH", required=False)
+@click.option("--last", is_flag=True, help="the batch trashed most recently")
+@json_option()
+def command(**params: Any) -> int:
+    """Move a session file back from the trash to its exact original path: the one given (PATH,
+    where the session file was), or with --last the sessions trashed last (the whole batch of
+    the last pitui rm, or the session pi trashed last). Refuses if something else lives at that
+    path now."""
+    args = arguments(**params)
+    if (args.path is None) == (not args.last):
+        args.parser.error("give the PATH the session was at, or --last (one of them)")
+    return run(args)
 
 
 def _item_json(item: trash.TrashedItem) -> dict[str, Any]:

@@ -7,7 +7,20 @@ import gc
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from pitui.commands.common import CommandError, emit_json, entry_label, format_cost, out
+import click
+
+from pitui.cli.common import (
+    CONTEXT_SETTINGS,
+    CommandError,
+    arguments,
+    emit_json,
+    entry_label,
+    format_cost,
+    json_option,
+    out,
+    session_argument,
+    session_dir_option,
+)
 from pitui.core.facts import model_text
 
 if TYPE_CHECKING:
@@ -15,20 +28,18 @@ if TYPE_CHECKING:
     from pitui.core.session import Session
 
 
-def add_parser(subparsers: Any) -> None:
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "inspect",
-        help="summarise one session file: tree, active branch, context, labels, problems",
-        description="Read one session file (never writing it) and report what pi would see.",
-    )
-    parser.add_argument("path", help="session file (.jsonl)")
-    parser.add_argument(
-        "--json", action="store_true", help="one JSON object, keys named as pi names them"
-    )
-    parser.add_argument(
-        "--leaf", metavar="ID", help="compute branch and context as if ID were the leaf"
-    )
-    parser.set_defaults(run=run)
+@click.command(
+    "inspect",
+    context_settings=CONTEXT_SETTINGS,
+    short_help="summarise one session file: tree, active branch, context, labels, problems",
+)
+@session_argument
+@session_dir_option
+@json_option("one JSON object, keys named as pi names them")
+@click.option("--leaf", metavar="ID", help="compute branch and context as if ID were the leaf")
+def command(**params: Any) -> int:
+    """Read one session file (never writing it) and report what pi would see."""
+    return run(arguments(**params))
 
 
 def inspect_json(session: Session, leaf: str | None = None) -> dict[str, Any]:
@@ -71,14 +82,19 @@ def inspect_json(session: Session, leaf: str | None = None) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from pitui.core.manager import find_session
     from pitui.core.session import Session
 
+    try:
+        path = find_session(args.session)
+    except LookupError as exc:
+        raise CommandError(str(exc)) from exc
     # As every reader decides (Session.open): an unterminated last line is pending while the
     # file is fresh, an entry once it is quiet, so inspect and the others agree at any moment.
     # The report of a big session makes 100k+ lists; Python 3.11's collector would then scan
     # the whole index (a million objects, 0.2 s) for cycles this short-lived command never makes.
     gc.disable()
-    with Session.open(args.path) as session:
+    with Session.open(path) as session:
         report = inspect_json(session, args.leaf)
         if args.json:
             emit_json(report)

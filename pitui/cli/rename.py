@@ -5,24 +5,36 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from pitui.commands.common import CommandError, emit_json, out
+import click
+
+from pitui.cli.common import (
+    CONTEXT_SETTINGS,
+    CommandError,
+    arguments,
+    emit_json,
+    force_option,
+    json_option,
+    out,
+    session_argument,
+    session_dir_option,
+)
 
 
-def add_parser(subparsers: Any) -> None:
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "rename",
-        help="set or clear a session's name (a session_info entry, as pi writes it)",
-        description="Append a session_info entry, as pi's /name and the picker's rename do. The "
-        "name is trimmed and line breaks become spaces; an empty NAME clears the name, so the "
-        "picker shows the first message again. A v1/v2 file is first migrated, as pi would.",
-    )
-    parser.add_argument("session", metavar="PATH|ID-PREFIX", help="session file or id prefix")
-    parser.add_argument("name", metavar="NAME", help='the new name ("" clears it)')
-    parser.add_argument("--json", action="store_true", help="report as JSON")
-    parser.add_argument(
-        "--force", action="store_true", help="write even if pi wrote the file seconds ago"
-    )
-    parser.set_defaults(run=run)
+@click.command(
+    "rename",
+    context_settings=CONTEXT_SETTINGS,
+    short_help="set or clear a session's name (a session_info entry, as pi writes it)",
+)
+@session_argument
+@session_dir_option
+@click.argument("name", metavar="NAME")
+@json_option()
+@force_option
+def command(**params: Any) -> int:
+    """Append a session_info entry, as pi's /name and the picker's rename do. The name is trimmed
+    and line breaks become spaces; an empty NAME ("") clears the name, so the picker shows the
+    first message again. A v1/v2 file is first migrated, as pi would."""
+    return run(arguments(**params))
 
 
 def run(args: argparse.Namespace) -> int:

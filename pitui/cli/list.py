@@ -17,7 +17,15 @@ import shutil
 import sys
 from typing import TYPE_CHECKING, Any
 
-from pitui.commands.common import progress_line
+import click
+
+from pitui.cli.common import (
+    CONTEXT_SETTINGS,
+    arguments,
+    json_option,
+    progress_line,
+    session_dir_option,
+)
 
 if TYPE_CHECKING:
     from pitui.core.search import Row
@@ -26,40 +34,39 @@ if TYPE_CHECKING:
 SORT_MODES = ("threaded", "recent", "relevance")
 
 
-def add_parser(subparsers: Any) -> None:
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "list",
-        help="list sessions of this folder (or all folders), as pi's session picker does",
-        description=(
-            "List pi sessions like the /resume picker: newest activity first, pi's search and "
-            "sort modes. Uses a disposable index in the XDG cache directory."
-        ),
-    )
-    parser.add_argument("--all", action="store_true", help="all folders (pi's listAll)")
-    parser.add_argument("--cwd", metavar="DIR", help="current folder (default: this one)")
-    parser.add_argument(
-        "--session-dir", metavar="DIR", help="pi's custom session directory (--session-dir)"
-    )
-    parser.add_argument(
-        "--sort", choices=SORT_MODES, default="threaded", help="sort mode (default: threaded)"
-    )
-    parser.add_argument(
-        "--search", metavar="QUERY", default="", help='pi\'s picker search: words, "phrase", re:…'
-    )
-    parser.add_argument("--named", action="store_true", help="only named sessions")
-    parser.add_argument("--json", action="store_true", help="a JSON array, keys as pi names them")
-    parser.add_argument(
-        "--no-index", action="store_true", help="read every file; do not use or create the cache"
-    )
-    parser.add_argument(
-        "--fts",
-        metavar="QUERY",
-        help='full-text search of every message body (words, "phrase", prefix*)',
-    )
-    parser.add_argument(
-        "--limit", type=int, default=50, metavar="N", help="hits shown by --fts (default: 50)"
-    )
-    parser.set_defaults(run=run)
+@click.command(
+    "list",
+    context_settings=CONTEXT_SETTINGS,
+    short_help="list sessions of this folder (or all folders), as pi's session picker does",
+)
+@click.option("--all", is_flag=True, help="all folders (pi's listAll)")
+@click.option("--cwd", metavar="DIR", help="current folder (default: this one)")
+@session_dir_option
+@click.option(
+    "--sort",
+    type=click.Choice(SORT_MODES),
+    default="threaded",
+    show_default=True,
+    help="sort mode",
+)
+@click.option(
+    "--search", metavar="QUERY", default="", help='pi\'s picker search: words, "phrase", re:…'
+)
+@click.option("--named", is_flag=True, help="only named sessions")
+@json_option("a JSON array, keys as pi names them")
+@click.option("--no-index", is_flag=True, help="read every file; do not use or create the cache")
+@click.option(
+    "--fts",
+    metavar="QUERY",
+    help='full-text search of every message body (words, "phrase", prefix*)',
+)
+@click.option(
+    "--limit", type=int, default=50, metavar="N", show_default=True, help="hits shown by --fts"
+)
+def command(**params: Any) -> int:
+    """List pi sessions like the /resume picker: newest activity first, pi's search and sort
+    modes. Uses a disposable index in the XDG cache directory."""
+    return run(arguments(**params))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -83,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         with progress_line("Reading texts") as progress:  # (those a text-less listing left out)
             rows = store.rows(sessions, args.search, args.sort, args.named, progress=progress)
         if args.json:
-            from pitui.commands.common import emit_json
+            from pitui.cli.common import emit_json
 
             emit_json([row.item.to_json() for row in rows])
         else:
@@ -96,14 +103,14 @@ def run(args: argparse.Namespace) -> int:
 
 def _print_listed(store: Store, scope: Scope, args: argparse.Namespace) -> bool:
     """``--json`` without a search, from the stored JSON of each session: the same bytes as
-    :func:`~pitui.commands.common.emit_json` of every ``to_json()``, without building them.
+    :func:`~pitui.cli.common.emit_json` of every ``to_json()``, without building them.
     False (nothing printed) when a session's JSON needs the standard encoder (lone surrogates).
     """
     with progress_line("Loading") as progress:
         output = store.listed_json(scope, args.sort, args.named, progress=progress)
     if output is None:
         return False
-    from pitui.commands.common import emit_json_bytes
+    from pitui.cli.common import emit_json_bytes
 
     emit_json_bytes(output)
     return True
@@ -127,7 +134,7 @@ def _empty_text(scope: str, named: bool) -> str:
 def _print_table(rows: list[Row[SessionInfo]], scope: str, named: bool, store: Store) -> None:
     from rich.cells import cell_len
 
-    from pitui.commands.common import out
+    from pitui.cli.common import out
     from pitui.core.paths import shorten_home
     from pitui.core.search import display_title
     from pitui.core.store import age_text
@@ -156,7 +163,7 @@ def _full_text(store: Store, scope: Scope, args: argparse.Namespace) -> int:
         store.sync_fts(scope, progress=progress)
     hits = store.text_search(args.fts, scope=scope, limit=args.limit)
     if args.json:
-        from pitui.commands.common import emit_json
+        from pitui.cli.common import emit_json
 
         emit_json(
             [
@@ -172,7 +179,7 @@ def _full_text(store: Store, scope: Scope, args: argparse.Namespace) -> int:
             ]
         )
         return 0
-    from pitui.commands.common import out
+    from pitui.cli.common import out
     from pitui.core.paths import shorten_home
     from pitui.render.safe_text import one_line
 

@@ -13,27 +13,39 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from pitui.commands.common import CommandError, emit_json, out
+import click
+
+from pitui.cli.common import (
+    CONTEXT_SETTINGS,
+    CommandError,
+    arguments,
+    emit_json,
+    force_option,
+    json_option,
+    out,
+    session_argument,
+    session_dir_option,
+)
 
 
-def add_parser(subparsers: Any) -> None:
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "switch",
-        help="make pi resume a session at an entry (a marker entry, or a branch summary)",
-        description="Append what makes pi resume at ENTRY-ID: a custom marker entry (not part "
-        "of the model's context), or with --summary a branch summary that is. A user or custom "
-        "message resumes at its parent, as in pi's tree; its text is reported.",
-    )
-    parser.add_argument("session", metavar="PATH|ID-PREFIX", help="session file or id prefix")
-    parser.add_argument("entry", metavar="ENTRY-ID", help="entry id (or a unique prefix)")
-    parser.add_argument(
-        "--summary", metavar="TEXT", help="summary of the branch being left (enters the context)"
-    )
-    parser.add_argument("--json", action="store_true", help="report as JSON")
-    parser.add_argument(
-        "--force", action="store_true", help="write even if pi wrote the file seconds ago"
-    )
-    parser.set_defaults(run=run)
+@click.command(
+    "switch",
+    context_settings=CONTEXT_SETTINGS,
+    short_help="make pi resume a session at an entry (a marker entry, or a branch summary)",
+)
+@session_argument
+@session_dir_option
+@click.argument("entry", metavar="ENTRY-ID")
+@click.option(
+    "--summary", metavar="TEXT", help="summary of the branch being left (enters the context)"
+)
+@json_option()
+@force_option
+def command(**params: Any) -> int:
+    """Append what makes pi resume at ENTRY-ID (an entry id or a unique prefix): a custom marker
+    entry (not part of the model's context), or with --summary a branch summary that is. A user
+    or custom message resumes at its parent, as in pi's tree; its text is reported."""
+    return run(arguments(**params))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,1 +1,0 @@
-"""Sub-commands of the ``pitui`` command line: one module per command, sharing the core."""
