@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -116,7 +118,8 @@ def _run(app_options: Any, catalog: Any) -> int:
 
     store = catalog.store
     try:
-        result = make_app(catalog, app_options).run()
+        with _on_the_terminal():
+            result = make_app(catalog, app_options).run()
     finally:
         store.close()
     for warning in store.warnings:
@@ -124,9 +127,46 @@ def _run(app_options: Any, catalog: Any) -> int:
     if isinstance(result, PrintRequest):
         sys.stdout.write(result.path + "\n")
         return 0
+    if app_options.print_only:  # (`pi --session "$(pitui --print)"` must not run with "")
+        raise CommandError("no session was chosen")
     if isinstance(result, ResumeRequest):
         return run_resume(result)
     return 0
+
+
+@contextlib.contextmanager
+def _on_the_terminal() -> Iterator[None]:
+    """While the app runs, the standard streams that are not the terminal are the terminal.
+
+    In ``p=$(pitui --print)`` stdout is a pipe: Textual, which measures the screen on stdout (at
+    start and at each resize), would draw 80×24 whatever the terminal. The real terminal,
+    ``/dev/tty``, stands in for each such stream until the app has left; then they are put back
+    (the chosen path goes to the pipe, pi inherits the streams it was given).
+    """
+    streams = [fd for fd in (0, 1, 2) if not os.isatty(fd)]
+    if not streams:
+        yield
+        return
+    try:
+        terminal = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+    except OSError as exc:
+        raise CommandError(f"pitui needs a terminal (/dev/tty: {exc.strerror})") from exc
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    saved = {fd: os.dup(fd) for fd in streams}
+    try:
+        for fd in streams:
+            os.dup2(terminal, fd)
+        yield
+    finally:
+        for stream in (sys.stdout, sys.stderr):  # (what the app left there is the terminal's)
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        for fd, copy in saved.items():
+            os.dup2(copy, fd)
+            os.close(copy)
+        os.close(terminal)
 
 
 def run_picker(args: argparse.Namespace) -> int:

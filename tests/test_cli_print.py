@@ -1,0 +1,136 @@
+"""``p=$(pitui --print)``: stdout is a pipe, yet the picker draws on the real terminal at its real
+size, follows a resize, prints the chosen path to the pipe, and exits 1 when none was chosen."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import re
+import select
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.core.sessiondata import assistant, user
+from tests.ui.picker_kit import write_session
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
+
+CWD = "/home/ana/code/webapp"
+
+
+def _set_size(fd: int, columns: int, rows: int) -> None:
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+
+
+def _take_terminal() -> None:
+    # (in the child, a session leader: the pty on stdin becomes its controlling terminal,
+    # what /dev/tty names, as a shell's terminal is)
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+class PrintRun:
+    """``pitui --print`` with a pty as its terminal and a pipe as its stdout."""
+
+    def __init__(self, tmp_path: Path, columns: int, rows: int) -> None:
+        agent = tmp_path / "agent"
+        self.path = write_session(
+            agent, CWD, "0195cccc-0000-7000-8000-000000000001",
+            [user("u1", None, "Make the printed path reach the pipe"),
+             assistant("a1", "u1", "done")],
+        )  # fmt: skip
+        env = {
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": str(tmp_path),
+            "PI_CODING_AGENT_DIR": str(agent),
+            "XDG_CACHE_HOME": str(tmp_path / "cache"),
+            "XDG_CONFIG_HOME": str(tmp_path / "config"),
+            "TERM": "xterm-256color",
+            "LANG": "C.UTF-8",
+            "TZ": "UTC",
+        }
+        if "PYTHONPATH" in os.environ:
+            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+        self.master, slave = pty.openpty()
+        _set_size(slave, columns, rows)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "pitui", "--all", "--no-watch", "--print"],
+            stdin=slave, stdout=subprocess.PIPE, stderr=slave, env=env, cwd=tmp_path,
+            start_new_session=True, preexec_fn=_take_terminal,
+        )  # fmt: skip
+        os.close(slave)
+        self.output = bytearray()
+
+    def read(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            ready, _, _ = select.select([self.master], [], [], left)
+            if not ready:
+                return
+            try:
+                chunk = os.read(self.master, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            self.output += chunk
+
+    def wait_for(self, pattern: bytes, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        start = len(self.output)
+        while not re.search(pattern, bytes(self.output[start:])):
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                raise AssertionError(f"{pattern!r} never appeared: {bytes(self.output[-1500:])!r}")
+            self.read(0.2)
+
+    def resize(self, columns: int, rows: int) -> None:
+        _set_size(self.master, columns, rows)
+        os.kill(self.proc.pid, signal.SIGWINCH)
+
+    def finish(self, keys: bytes) -> tuple[int, bytes]:
+        os.write(self.master, keys)
+        try:
+            stdout, _ = self.proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            raise
+        finally:
+            self.read(0.3)
+            os.close(self.master)
+        return self.proc.returncode, stdout
+
+
+def _bottom_row_drawn(rows: int) -> bytes:
+    # Textual places the cursor at each line it draws: the last row is reached only if it
+    # knows the screen is that tall
+    return rb"\x1b\[" + str(rows).encode() + rb";1H"
+
+
+def test_print_draws_on_the_terminal_follows_a_resize_and_prints_the_choice(
+    tmp_path: Path,
+) -> None:
+    run = PrintRun(tmp_path, columns=110, rows=33)
+    run.wait_for(rb"Make the printed path")
+    run.wait_for(_bottom_row_drawn(33), timeout=5)
+    run.resize(140, 41)
+    run.wait_for(_bottom_row_drawn(41), timeout=10)
+    code, stdout = run.finish(b"\r")  # Enter: choose the session
+    assert code == 0
+    assert stdout.decode() == f"{run.path}\n"
+    assert b"Make the printed path" in run.output  # (the UI went to the terminal, not the pipe)
+
+
+def test_print_exits_1_when_nothing_was_chosen(tmp_path: Path) -> None:
+    run = PrintRun(tmp_path, columns=100, rows=30)
+    run.wait_for(rb"Make the printed path")
+    code, stdout = run.finish(b"\x1b")  # Esc: leave without choosing
+    assert code == 1
+    assert stdout == b""
+    assert b"pitui: no session was chosen" in run.output
