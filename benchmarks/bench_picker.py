@@ -113,7 +113,7 @@ else:
             return spec
 
     sys.meta_path.insert(0, WatchImport())
-    from pitui.cli.main import main
+    from pitui.cli import main
 
     mark("cli_imported")
     code = main(["--all"])

@@ -1,5 +1,5 @@
 """``python -m pitui``."""
 
-from pitui.cli.main import entry_point
+from pitui.cli import entry_point
 
 entry_point()

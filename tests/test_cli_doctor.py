@@ -13,7 +13,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from pitui.cli.main import main
+from pitui.cli import main
 from pitui.core.paths import session_dir_for
 from tests.conftest import FIXTURES, load_expected
 from tests.core.sessiondata import HEADER, chain, jsonl, user

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pitui.cli.main import main
+from pitui.cli import main
 from pitui.core.store import age_text
 from tests.conftest import CORPORA, FIXTURES, load_expected
 from tests.core.sessiondata import HEADER, chain, entry, jsonl, user

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 import pytest
 
-from pitui.cli.main import main
+from pitui.cli import main
 from pitui.core.context import build_session_context
 from pitui.core.manager import SessionManager
 from pitui.core.models import AssistantMessage, TextContent, UserMessage

@@ -14,7 +14,7 @@ from markdown_it import MarkdownIt
 from rich.style import Style
 from rich.text import Text
 
-from pitui.cli.main import main
+from pitui.cli import main
 from pitui.core.context import build_session_context
 from pitui.core.session import Session
 from pitui.export import (

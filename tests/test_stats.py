@@ -13,7 +13,7 @@ import orjson
 import pytest
 from textual.app import App
 
-from pitui.cli.main import main
+from pitui.cli import main
 from pitui.core import edit
 from pitui.core.models import dump_entry, dump_header
 from pitui.core.session import Session

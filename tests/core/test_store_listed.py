@@ -255,7 +255,7 @@ def test_an_unchanged_store_reads_no_file(
 def test_cli_json_falls_back_for_lone_surrogates(
     agent: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pitui.cli.main import main
+    from pitui.cli import main
 
     folder = agent / "sessions" / FOLDER
     line = (
@@ -275,7 +275,7 @@ def test_cli_json_falls_back_for_lone_surrogates(
 def test_cli_json_is_json_text_of_the_records(
     agent: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pitui.cli.main import main
+    from pitui.cli import main
 
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
     for args in (["--all"], ["--all", "--sort", "recent"], ["--cwd", CWD, "--named"]):

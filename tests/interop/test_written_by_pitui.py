@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from pitui.cli.main import main
+from pitui.cli import main
 from pitui.core.context import build_session_context, to_llm_messages
 from pitui.core.manager import SessionManager
 from pitui.core.models import (
