@@ -83,9 +83,9 @@ class PrintRun:
             self.output += chunk
 
     def wait_for(self, pattern: bytes, timeout: float = 30.0) -> None:
+        """Until ``pattern`` is in all that was drawn so far."""
         deadline = time.monotonic() + timeout
-        start = len(self.output)
-        while not re.search(pattern, bytes(self.output[start:])):
+        while not re.search(pattern, bytes(self.output)):
             if time.monotonic() > deadline or self.proc.poll() is not None:
                 raise AssertionError(f"{pattern!r} never appeared: {bytes(self.output[-1500:])!r}")
             self.read(0.2)
@@ -97,7 +97,7 @@ class PrintRun:
     def finish(self, keys: bytes) -> tuple[int, bytes]:
         os.write(self.master, keys)
         try:
-            stdout, _ = self.proc.communicate(timeout=20)
+            stdout, _ = self.proc.communicate(timeout=40)
         except subprocess.TimeoutExpired:
             os.killpg(self.proc.pid, signal.SIGKILL)
             raise
@@ -119,8 +119,10 @@ def test_print_draws_on_the_terminal_follows_a_resize_and_prints_the_choice(
     run = PrintRun(tmp_path, columns=110, rows=33)
     run.wait_for(rb"Make the printed path")
     run.wait_for(_bottom_row_drawn(33), timeout=5)
+    run.wait_for(rb"last activity")  # the preview: the list is ready for keys
     run.resize(140, 41)
     run.wait_for(_bottom_row_drawn(41), timeout=10)
+    run.read(0.5)
     code, stdout = run.finish(b"\r")  # Enter: choose the session
     assert code == 0
     assert stdout.decode() == f"{run.path}\n"
@@ -129,7 +131,7 @@ def test_print_draws_on_the_terminal_follows_a_resize_and_prints_the_choice(
 
 def test_print_exits_1_when_nothing_was_chosen(tmp_path: Path) -> None:
     run = PrintRun(tmp_path, columns=100, rows=30)
-    run.wait_for(rb"Make the printed path")
+    run.wait_for(rb"last activity")
     code, stdout = run.finish(b"\x1b")  # Esc: leave without choosing
     assert code == 1
     assert stdout == b""
