@@ -136,3 +136,21 @@ def test_print_exits_1_when_nothing_was_chosen(tmp_path: Path) -> None:
     assert code == 1
     assert stdout == b""
     assert b"pitui: no session was chosen" in run.output
+
+
+def test_without_a_terminal_the_streams_stay() -> None:
+    # no controlling terminal (a new session, pipes for every stream): nothing to stand in
+    probe = (
+        "import os\n"
+        "from pitui.cli.app import _on_the_terminal\n"
+        "before = [os.fstat(fd).st_ino for fd in (0, 1, 2)]\n"
+        "with _on_the_terminal():\n"
+        "    inside = [os.fstat(fd).st_ino for fd in (0, 1, 2)]\n"
+        "print(before == inside)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], stdin=subprocess.PIPE, capture_output=True, text=True,
+        start_new_session=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "True\n"

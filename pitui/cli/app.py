@@ -141,7 +141,8 @@ def _on_the_terminal() -> Iterator[None]:
     In ``p=$(pitui --print)`` stdout is a pipe: Textual, which measures the screen on stdout (at
     start and at each resize), would draw 80×24 whatever the terminal. The real terminal,
     ``/dev/tty``, stands in for each such stream until the app has left; then they are put back
-    (the chosen path goes to the pipe, pi inherits the streams it was given).
+    (the chosen path goes to the pipe, pi inherits the streams it was given). Without a
+    terminal (no ``/dev/tty``) nothing changes.
     """
     streams = [fd for fd in (0, 1, 2) if not os.isatty(fd)]
     if not streams:
@@ -149,8 +150,9 @@ def _on_the_terminal() -> Iterator[None]:
         return
     try:
         terminal = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
-    except OSError as exc:
-        raise CommandError(f"pitui needs a terminal (/dev/tty: {exc.strerror})") from exc
+    except OSError:  # no terminal at all (a headless run): the streams stay as they are
+        yield
+        return
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):
             stream.flush()
