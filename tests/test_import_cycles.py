@@ -13,13 +13,6 @@ from pathlib import Path
 from tests.conftest import REPO
 
 PACKAGE = REPO / "pitui"
-# Cycles known today and being removed (issue 19): the picker reads its settings from the app
-# (settings are to be injected), and the two-process read goes away with forkscan. Any other
-# cycle fails the test; drop an entry here once its cycle is gone.
-KNOWN_CYCLES = [
-    ["pitui.core.forkscan", "pitui.core.session"],
-    ["pitui.ui.app", "pitui.ui.screens.picker"],
-]
 
 
 def module_name(path: Path) -> str:
@@ -127,5 +120,5 @@ def test_cycles_are_found() -> None:
 
 
 def test_no_import_cycle_in_pitui() -> None:
-    found = [cycle for cycle in cycles(import_graph()) if cycle not in KNOWN_CYCLES]
+    found = cycles(import_graph())
     assert not found, "import cycles:\n" + "\n".join(" ↔ ".join(c) for c in found)
