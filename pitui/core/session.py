@@ -272,7 +272,11 @@ class Session:
             self._ordinals = []
             return
         if version < 2:
-            if self.entries and all(m.id is not None for m in self.entries):
+            # Entries with ids *and* parent links hold a tree pi would flatten: read the tree and
+            # warn. Ids without any parentId (old linear files) are one chain in file order, as
+            # pi's migration makes them (it replaces the ids too, as assign_v1_ids does).
+            linked = any(m.parent_id is not NO_PARENT_KEY for m in self.entries)
+            if self.entries and linked and all(m.id is not None for m in self.entries):
                 self.problems.append(
                     Problem(
                         ProblemKind.VERSION_TRAP,

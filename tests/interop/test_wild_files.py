@@ -136,6 +136,24 @@ def test_a_missing_trailing_newline_is_added_only_by_pi_1_6(
 
 
 @pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize(
+    "name", ["ids-without-parentid-no-version.jsonl", "ids-without-parentid-v1.jsonl"]
+)
+def test_old_entries_with_ids_but_no_parent_are_one_chain(
+    live: dict[str, dict[str, JsonDict]], version: str, name: str
+) -> None:
+    # Format §4.1: a v1 file gets fresh ids and one chain in file order; pi replaces the ids the
+    # entries carry (a new random set on every open). pitui chains them the same way, with ids
+    # from the line numbers (stable between reads): the same tree and context, other names.
+    pi = live[version][name]
+    assert pi["openRewrote"] is True  # pi migrates it (in the oracle's copy)
+    ours = _pitui(WILD / name)
+    for key in KEYS:
+        assert ours[key] == pi[key], f"pi {version}: {key}"
+    assert [depth for _, depth in ours["treePreorder"]] == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
 def test_an_entry_without_id_has_one_name_everywhere(
     live: dict[str, dict[str, JsonDict]], version: str
 ) -> None:
