@@ -599,11 +599,19 @@ def _describe(value: Any) -> str:
     if value is None:
         return "null"
     if type(value) is dict:
+        if value.get("type") == "session":
+            return "a session header without a string id"
         kind = value.get("kind") if value.get("kind") == "header" else value.get("type")
         return f"a {kind!r} object" if isinstance(kind, str) else "an object without a type"
     return {bool: "a boolean", int: "a number", float: "a number", str: "a string"}.get(
         type(value), "an array"
     )
+
+
+def _listed(head: _Head | None) -> bool:
+    """pi's listing checks only the first JSON object's type: a header without an id is listed
+    (without an id), in both releases (checked against their SessionManager.list)."""
+    return head is not None and type(head.value) is dict and head.value.get("type") == "session"
 
 
 def _refusal_old(head: _Head | None) -> PiVerdict:
@@ -618,7 +626,8 @@ def _refusal_old(head: _Head | None) -> PiVerdict:
         "0.73.1",
         "overwrites",
         f"overwrites it when it is opened: no session header ({what}), so it starts a new "
-        "session in this file (data loss); not listed",
+        "session in this file (data loss); "
+        + ("listed by /resume, where picking it does that" if _listed(head) else "not listed"),
     )
 
 
@@ -627,7 +636,9 @@ def _refusal_new(head: _Head | None) -> PiVerdict:
     return PiVerdict(
         "1.x",
         "refuses",
-        f"refuses it: no session header ({what}); not listed, the file is left alone",
+        f"refuses it: no session header ({what}); "
+        + ("listed by /resume, where picking it is refused" if _listed(head) else "not listed")
+        + ", the file is left alone",
     )
 
 

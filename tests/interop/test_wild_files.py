@@ -11,12 +11,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pitui.core.doctor import diagnose_file
 from pitui.core.facts import session_facts
 from pitui.core.manager import SessionManager
 from pitui.core.session import NotASessionError, Session
@@ -243,3 +245,25 @@ def test_tokens_follow_pis_rule_in_both_releases(pi_oracles: tuple[PiOracle, PiO
                 assert ours.cost == pytest.approx(theirs["cost"], abs=1e-12), path.name
     with Session.open(str(WILD / "usage-without-totaltokens.jsonl"), final=True) as session:
         assert session_facts(session).file.total_tokens == 1540  # not 0: the usage counts
+
+
+def test_pi_lists_a_header_without_id_and_the_doctor_says_so(
+    pi_oracles: tuple[PiOracle, PiOracle], tmp_path: Path
+) -> None:
+    # pi's listing checks only the first object's type: both releases list the header without id
+    # (with no id), where picking it overwrites it (0.73.1) or is refused (1.6.0); a line before
+    # the header keeps a file out of the list. The doctor says which, per release.
+    folder = tmp_path / "agent" / "sessions" / "--home-alice-wild--"
+    folder.mkdir(parents=True)
+    for path in wild_files():
+        shutil.copyfile(path, folder / path.name)
+    for oracle in pi_oracles:
+        listed = {Path(r["path"]).name: r for r in oracle.list_sessions(tmp_path / "agent")}
+        assert set(listed) == {f.name for f in wild_files()} - {"line-before-header.jsonl"}
+        assert "id" not in listed["header-without-id.jsonl"]  # undefined
+    for name, shown in (("header-without-id.jsonl", True), ("line-before-header.jsonl", False)):
+        report = diagnose_file(str(WILD / name))
+        assert report.pi is not None
+        texts = [verdict.reason for verdict in report.pi]
+        assert [("listed by /resume" in text) for text in texts] == [shown, shown], texts
+        assert [("not listed" in text) for text in texts] == [not shown, not shown], texts
