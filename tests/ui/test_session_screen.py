@@ -28,6 +28,7 @@ from pitui.ui.modals.text_input import TextInputModal
 from pitui.ui.screens.session import SessionScreen
 from pitui.ui.widgets.branch_tree import BranchTree
 from pitui.ui.widgets.context_pane import ContextLines
+from pitui.ui.widgets.raw_lines import RawLinesView
 from tests.conftest import FIXTURES, fixture_by_scenario
 from tests.core.sessiondata import assistant, entry, jsonl, user
 from tests.ui.sessionview import (
@@ -722,4 +723,8 @@ async def test_unreadable_file_says_so(tmp_path: Path) -> None:
         await pilot.pause()
         assert app.session_screen.session is None
         status = str(app.session_screen.query_one("#tree-status").render())
-        assert "cannot be shown as a session" in status
+        # its lines instead (format §14), with why it is no session and where to learn more
+        assert status.startswith("Not a pi session: it holds no JSON object."), status
+        assert "F3" in status
+        (line,) = app.session_screen.query_one(RawLinesView).raw.lines
+        assert line.problem and line.verdict.startswith("not valid JSON")

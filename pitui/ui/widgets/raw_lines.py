@@ -100,7 +100,7 @@ class RawLinesView(OptionList):
         more = ", more not shown" if self.raw.truncated else ""
         text.append(
             f"{shown:,} line{'s' if shown != 1 else ''} ({self.raw.size:,} bytes){more}; "
-            "pitui leaves the file as it is.",
+            "pitui leaves the file as it is; F3: the doctor on it.",
             style="dim",
         )
         return text

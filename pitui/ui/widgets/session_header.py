@@ -32,6 +32,7 @@ class HeaderView:
     read_only: bool  # the file was deleted on disk
     writing: bool  # pi wrote to the file a moment ago
     follow: bool
+    pending: int = 0  # bytes of a last line without its newline, read once the file is quiet
 
 
 def title_line(shown: HeaderView, width: int) -> Text:
@@ -44,6 +45,8 @@ def title_line(shown: HeaderView, width: int) -> Text:
         right.append("deleted on disk: read-only  ", "bold reverse")
     if shown.writing:
         right.append("● pi is writing  ", "bold")
+    if shown.pending:
+        right.append("● last line still being written  ", "bold")
     right.append("follow on" if shown.follow else "follow off", "dim")
     title.truncate(max(width - right.cell_len - 2, 10), overflow="ellipsis")
     title.pad_right(width - title.cell_len - right.cell_len)

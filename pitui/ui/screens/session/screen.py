@@ -34,7 +34,8 @@ from textual.widgets import Footer, LoadingIndicator, Static
 from pitui.config import Settings
 from pitui.core import edit
 from pitui.core.paths import shorten_home
-from pitui.core.session import EntryMeta, Session, SessionError
+from pitui.core.rawlines import RawLines, read_raw_lines
+from pitui.core.session import SETTLE_SECONDS, EntryMeta, NotASessionError, Session, SessionError
 from pitui.core.treeview import TreeView
 from pitui.core.watch import (
     FileCursor,
@@ -59,6 +60,7 @@ from pitui.ui.screens.session.state import SessionState, selection_at_leaf
 from pitui.ui.screens.session.writes import SessionWrites
 from pitui.ui.widgets.branch_tree import BranchTree
 from pitui.ui.widgets.context_pane import ContextLines, ContextPane
+from pitui.ui.widgets.raw_lines import RawLinesView, why_not
 from pitui.ui.widgets.session_header import HeaderView, SessionHeader
 
 NARROW_WIDTH = 110  # below this many columns the context pane goes under the tree
@@ -76,8 +78,10 @@ class SessionScreen(Screen[None]):
             inode: tuple[int, int] = (0, 0),
             head: bytes = b"",
             model: TreeView | None = None,
+            raw: RawLines | None = None,
         ) -> None:
             super().__init__()
+            self.raw = raw  # the file's lines when it is not a session
             self.session = session
             self.error = error
             self.inode = inode
@@ -110,6 +114,7 @@ class SessionScreen(Screen[None]):
         self.writes = SessionWrites(self)
         self.io_lock = asyncio.Lock()  # every change of the index, and every write, holds it
         self._stop_watch = asyncio.Event()
+        self._settle_armed = False  # a timer will look again at a pending last line
 
     @property
     def follow(self) -> bool:
@@ -147,7 +152,8 @@ class SessionScreen(Screen[None]):
             session = Session.open(self.path)
             head = head_line(self.path)
         except (SessionError, OSError) as exc:
-            self.post_message(self.Opened(None, str(exc)))
+            raw = _raw_lines(self.path) if isinstance(exc, NotASessionError) else None
+            self.post_message(self.Opened(None, str(exc), raw=raw))
             return
         model = TreeView(
             session,
@@ -160,6 +166,9 @@ class SessionScreen(Screen[None]):
     @on(Opened)
     def _on_opened(self, message: Opened) -> None:
         self.query_one("#tree-loading").remove()
+        if message.session is None and message.raw is not None:
+            self._show_raw_lines(message.error or "", message.raw)
+            return
         if message.session is None:
             self.header.failed(message.error or "")
             self.query_one("#tree-status", Static).update(
@@ -185,6 +194,26 @@ class SessionScreen(Screen[None]):
                 timeout=6,
             )
         self._count_then_watch(message.head)
+
+    def _show_raw_lines(self, error: str, raw: RawLines) -> None:
+        """Not a session (format §14): its lines instead of the tree, the context pane hidden."""
+        self.header.failed(error)
+        view = RawLinesView(raw, id="raw-lines")
+        self.query_one("#tree-status", Static).update(view.summary())
+        self.query_one("#tree-pane").mount(view)
+        self.query_one("#context-pane").display = False
+        view.focus()
+
+    def _not_a_session(self, action: str) -> bool:
+        """In the raw-lines view a session key has nothing to act on: say why (True then)."""
+        if self.session is not None or not self.query(RawLinesView):
+            return False
+        self.notify(why_not(action), severity="warning")
+        return True
+
+    @on(RawLinesView.CloseRequested)
+    def _on_raw_close(self) -> None:
+        self._on_close()
 
     @property
     def branch_tree(self) -> BranchTree:
@@ -232,9 +261,22 @@ class SessionScreen(Screen[None]):
                 facts=self.state.facts.facts if self.state.facts is not None else None,
                 read_only=live.read_only,
                 writing=live.pi_writing(),
+                pending=session.pending,
                 follow=self.state.follow,
             )
         )
+
+        if session.pending and not self._settle_armed:
+            # A last line without its newline is read once the file is quiet: look again then,
+            # file event or not (a quiet file sends none).
+            self._settle_armed = True
+            self.set_timer(SETTLE_SECONDS + 0.2, self._settled)
+
+    async def _settled(self) -> None:
+        self._settle_armed = False
+        async with self.io_lock:
+            await self.bring_up_to_date()
+        self._render_header()
 
     # ---------------------------------------------------------------------------- context
     @on(BranchTree.EntryHighlighted)
@@ -339,6 +381,8 @@ class SessionScreen(Screen[None]):
                     self.set_timer(edit.BUSY_SECONDS + 0.1, self._render_header)
 
     def action_toggle_follow(self) -> None:
+        if self._not_a_session("toggle_follow"):
+            return
         self.state.follow = not self.state.follow
         self._render_header()
         self.notify("Following new entries" if self.state.follow else "Not following new entries")
@@ -355,9 +399,13 @@ class SessionScreen(Screen[None]):
         self.writes.ask_label(message.uid, message.label)
 
     def action_undo(self) -> None:
+        if self._not_a_session("undo"):
+            return
         self.writes.undo()
 
     def action_extract(self) -> None:
+        if self._not_a_session("extract"):
+            return
         uid = self.branch_tree.selected_uid if self.session is not None else None
         if uid is not None:
             self.writes.extract(uid)
@@ -373,6 +421,8 @@ class SessionScreen(Screen[None]):
             self._on_resume(session.path, session.cwd, session.id)
 
     def action_resume(self) -> None:
+        if self._not_a_session("resume"):
+            return
         if self._on_resume is None:
             self.notify("Resuming is not available here", severity="warning")
             return
@@ -380,7 +430,11 @@ class SessionScreen(Screen[None]):
 
     # ---------------------------------------------------------------------------- clipboard
     def action_copy_message(self) -> None:
-        """The selected entry's text (its message, summary, label...)."""
+        """The selected entry's text (its message, summary, label...); in the raw-lines view,
+        the selected line."""
+        if self.session is None and self.query(RawLinesView):
+            self.query_one(RawLinesView).copy_selected()
+            return
         session = self.session
         uid = self.branch_tree.selected_uid if session is not None else None
         meta = session.get(uid) if session is not None and uid is not None else None
@@ -403,6 +457,8 @@ class SessionScreen(Screen[None]):
         copy_session_path(self.app, self.path)
 
     def action_copy_resume_command(self) -> None:
+        if self._not_a_session("copy_resume_command"):
+            return
         session = self.session
         if session is None:
             copy_resume_command(self.app, None, "", "")
@@ -423,3 +479,10 @@ class SessionScreen(Screen[None]):
         self._stop_watch.set()
         if self.session is not None:
             self.session.close()
+
+
+def _raw_lines(path: str) -> RawLines | None:
+    try:
+        return read_raw_lines(path)
+    except OSError:
+        return None
