@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from pitui.cli import main
-from pitui.core.store import age_text
+from pitui.core.units import format_age
 from tests.conftest import CORPORA, FIXTURES, load_expected
 from tests.core.sessiondata import HEADER, chain, entry, jsonl, user
 
@@ -119,7 +119,7 @@ def test_table_is_the_pickers_rows(
     assert all(len(line) == 80 for line in lines), lines
     assert "\x1b" not in out and "\x07" not in out
     assert any(line.startswith("[31mred [0m  bell ") for line in lines)  # controls: spaces
-    assert lines[0].endswith(" 1 " + age_text(1735689601000))  # messages, age
+    assert lines[0].endswith(" 1 " + format_age(1735689601000))  # messages, age
     code, out, _ = run(capsys, "--cwd", "/home/ana/proj", "--named")
     assert [line.split("  ")[0] for line in out.splitlines()] == ["Named one"]
     code, out, _ = run(capsys, "--all", "--search", "zzz-nothing")
@@ -137,7 +137,7 @@ def test_all_scope_shows_the_cwd(
     monkeypatch.setenv("COLUMNS", "60")
     code, out, _ = run(capsys, "--all")
     assert code == 0
-    assert out.rstrip("\n").endswith(" ~/proj 1 " + age_text(1735689601000))
+    assert out.rstrip("\n").endswith(" ~/proj 1 " + format_age(1735689601000))
 
 
 def test_session_dir_option(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -21,7 +21,8 @@ from pitui.core import paths
 from pitui.core.context import build_session_context
 from pitui.core.js import parse_iso_ms
 from pitui.core.session import Session
-from pitui.core.store import Store, age_text
+from pitui.core.store import Store
+from pitui.core.units import format_age
 from pitui.demo import (
     GENERATOR_VERSION,
     MARKER_NAME,
@@ -155,7 +156,7 @@ def test_timestamps_lie_in_the_three_months_before_the_base_time(
 def test_the_picker_shows_every_kind_of_age(demo: DemoStore) -> None:
     with Store(agent=demo.agent_dir, cwd=demo.cwd, use_index=False) as store:
         listed = store.load("all")
-    ages = [age_text(info.modified, BASE * 1000) for info in listed]
+    ages = [format_age(info.modified, BASE * 1000) for info in listed]
     assert ages[0] == "now"
     units = {age.lstrip("0123456789") for age in ages}
     assert {"now", "m", "h", "d", "w", "mo"} <= units

@@ -156,10 +156,6 @@ def emit_json_bytes(data: bytes) -> None:
     sys.stdout.flush()
 
 
-def format_cost(cost: float) -> str:
-    return f"${cost:.4f}" if cost < 1 else f"${cost:.2f}"
-
-
 def entry_label(meta: EntryMeta) -> str:
     kind = f"{meta.type}/{meta.role}" if meta.role else meta.type
     return f"{meta.uid} ({kind}, line {meta.line})"

@@ -15,7 +15,6 @@ from pitui.cli.common import (
     arguments,
     emit_json,
     entry_label,
-    format_cost,
     json_option,
     out,
     session_argument,
@@ -45,12 +44,14 @@ def command(**params: Any) -> int:
 def inspect_json(session: Session, leaf: str | None = None) -> dict[str, Any]:
     """The ``--json`` report (also used by tests and the doctor)."""
     from pitui.core.context import build_session_context
+    from pitui.core.facts import session_facts
 
     leaf_meta = session.get(leaf) if leaf is not None else session.leaf
     if leaf is not None and leaf_meta is None:
         raise CommandError(f"entry {leaf!r} is not in {session.path}")
     leaf_key = leaf_meta.uid if leaf_meta is not None else None
-    branch = session.path_to(leaf_meta)
+    facts = session_facts(session, leaf_meta)
+    branch = facts.branch_entries
     context = build_session_context(session, leaf_key)
     return {
         "path": session.path,
@@ -63,7 +64,7 @@ def inspect_json(session: Session, leaf: str | None = None) -> dict[str, Any]:
         "leafId": leaf_key,
         "branchIds": [m.uid for m in branch],
         "rootIds": [m.uid for m in session.roots],
-        "entryCount": len(session.entries),
+        "entryCount": facts.entries,
         "pendingBytes": session.pending,
         "context": {
             "roles": [m.get("role") for m in context.messages],
@@ -73,7 +74,7 @@ def inspect_json(session: Session, leaf: str | None = None) -> dict[str, Any]:
         "labels": dict(session.labels),
         "labelTimestamps": dict(session.label_times),
         "treePreorder": [[m.uid, depth] for m, depth in session.iter_preorder()],
-        "stats": {"branch": session.stats(branch).to_json(), "file": session.stats().to_json()},
+        "stats": {"branch": facts.branch.to_json(), "file": facts.file.to_json()},
         "problems": [
             {"line": p.line, "offset": p.offset, "kind": str(p.kind), "reason": p.reason}
             for p in session.problems
@@ -104,6 +105,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_summary(session: Session, report: dict[str, Any]) -> None:
+    from pitui.core.units import format_bytes, format_cost, format_count
+
     types = Counter(f"{m.role}" if m.type == "message" else m.type for m in session.entries)
     leaves = sum(1 for m in session.entries if not m.children)
     version = report["version"]
@@ -115,12 +118,12 @@ def _print_summary(session: Session, report: dict[str, Any]) -> None:
         out(f"  format    version {version}, read as 3 (the file is not changed)")
     if report["parentSession"]:
         out(f"  forked    from {report['parentSession']}")
-    kinds = ", ".join(f"{n} {t}" for t, n in types.most_common())
-    out(f"  entries   {report['entryCount']} ({kinds or 'none'})")
+    kinds = ", ".join(f"{format_count(n)} {t}" for t, n in types.most_common())
+    out(f"  entries   {format_count(report['entryCount'])} ({kinds or 'none'})")
     if session.pending:
         out(
-            f"  pending   the last line ({session.pending:,} bytes, no newline yet) is still being "
-            "written; it is read once the file is quiet"
+            f"  pending   the last line ({format_bytes(session.pending)}, no newline yet) is still "
+            "being written; it is read once the file is quiet"
         )
     out(f"  tree      {len(report['rootIds'])} root(s), {leaves} branch end(s)")
     leaf = session.get(report["leafId"]) if report["leafId"] else None
@@ -132,15 +135,15 @@ def _print_summary(session: Session, report: dict[str, Any]) -> None:
     # (a role that is not a string, as a hostile file may hold, is counted under "?")
     roles = Counter(role if isinstance(role, str) else "?" for role in ctx["roles"])
     out(
-        f"  context   {len(ctx['roles'])} messages ("
-        + ", ".join(f"{n} {r}" for r, n in roles.most_common())
+        f"  context   {format_count(len(ctx['roles']))} messages ("
+        + ", ".join(f"{format_count(n)} {r}" for r, n in roles.most_common())
         + f"); {model_name or 'no model'}, thinking {ctx['thinkingLevel']}"
     )
-    branch, whole = report["stats"]["branch"], report["stats"]["file"]
-    out(
-        f"  spend     branch {branch['tokens']['total']:,} tokens {format_cost(branch['cost'])}"
-        f"; file {whole['tokens']['total']:,} tokens {format_cost(whole['cost'])}"
-    )
+    spend = [
+        f"{where} {format_count(stats['tokens']['total'])} tokens {format_cost(stats['cost'])}"
+        for where, stats in report["stats"].items()  # branch, then file
+    ]
+    out(f"  spend     {'; '.join(spend)}")
     if report["labels"]:
         out("  labels")
         for target, label in report["labels"].items():

@@ -137,7 +137,7 @@ def _print_table(rows: list[Row[SessionInfo]], scope: str, named: bool, store: S
     from pitui.cli.common import out
     from pitui.core.paths import shorten_home
     from pitui.core.search import display_title
-    from pitui.core.store import age_text
+    from pitui.core.units import format_age, format_count
     from pitui.render.safe_text import one_line
 
     if not rows:
@@ -146,7 +146,7 @@ def _print_table(rows: list[Row[SessionInfo]], scope: str, named: bool, store: S
     width = shutil.get_terminal_size((100, 24)).columns
     for row in rows:
         info = row.item
-        right = [f"{info.message_count}", age_text(info.modified)]
+        right = [format_count(info.message_count), format_age(info.modified)]
         if scope == "all" and info.cwd:
             right.insert(0, one_line(shorten_home(info.cwd)))
         right_text = " ".join(right)

@@ -16,12 +16,12 @@ from pitui.cli.common import (
     CONTEXT_SETTINGS,
     arguments,
     emit_json,
-    format_cost,
     json_option,
     out,
     progress_line,
     session_dir_option,
 )
+from pitui.core.units import format_cost, format_count
 
 if TYPE_CHECKING:
     from pitui.core.stats import StatsReport, Tally
@@ -71,12 +71,12 @@ def run(args: argparse.Namespace) -> int:
 def _row(name: str, tally: Tally) -> list[str]:
     return [
         name,
-        f"{tally.sessions:,}",
-        f"{tally.messages:,}",
-        f"{int(tally.input_tokens):,}",
-        f"{int(tally.output_tokens):,}",
-        f"{int(tally.cache_read_tokens + tally.cache_write_tokens):,}",
-        f"{int(tally.total_tokens):,}",
+        format_count(tally.sessions),
+        format_count(tally.messages),
+        format_count(int(tally.input_tokens)),
+        format_count(int(tally.output_tokens)),
+        format_count(int(tally.cache_read_tokens + tally.cache_write_tokens)),
+        format_count(int(tally.total_tokens)),
         format_cost(tally.cost),
     ]
 
@@ -110,6 +110,6 @@ def _print_report(report: StatsReport, where: str) -> None:
         out("-" * len(line(head)))
     out(line(rows[-1]))
     if report.replayed:
-        out(f"({report.replayed:,} entries copied by forks were counted once)")
+        out(f"({format_count(report.replayed)} entries copied by forks were counted once)")
     for path, reason in report.skipped:
         out(f"skipped {path}: {reason}")

@@ -46,7 +46,7 @@ from pitui.core.session import (
     UnreadableError,
     UnsupportedFormatError,
 )
-from pitui.core.units import format_bytes
+from pitui.core.units import format_bytes, format_duration
 
 __all__ = [
     "BigEntry",
@@ -215,14 +215,14 @@ class FileReport:
         for temp in temps:
             self.temp_files.append(temp)
             if temp.stale:
+                name, size = os.path.basename(temp.path), format_bytes(temp.size)
                 self.problems.append(
                     Problem(
                         ProblemKind.STALE_TEMP,
                         0,
                         0,
-                        f"leftover temp file {os.path.basename(temp.path)} ({temp.size} bytes, "
-                        f"{_age_text(temp.age)} old) from an interrupted rewrite; the session "
-                        "file itself is complete",
+                        f"leftover temp file {name} ({size}, {format_duration(temp.age)} old) "
+                        "from an interrupted rewrite; the session file itself is complete",
                     )
                 )
         self.problems.sort(key=lambda p: (p.line, p.offset))
@@ -971,16 +971,6 @@ def _largest(session: Session, count: int) -> list[BigEntry]:
             )
         )
     return out
-
-
-def _age_text(seconds: float) -> str:
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 172800:
-        return f"{seconds / 3600:.0f} h"
-    return f"{seconds / 86400:.0f} days"
 
 
 # ------------------------------------------------------------------------------- human report

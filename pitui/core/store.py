@@ -30,7 +30,6 @@ import marshal
 import operator
 import os
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
@@ -54,7 +53,6 @@ __all__ = [
     "SessionInfo",
     "Store",
     "TextHit",
-    "age_text",
     "hit_snippet",
     "newest_named",
     "sort_sessions",
@@ -104,28 +102,6 @@ _modified_of = operator.itemgetter(1)
 def sort_sessions(sessions: Iterable[SessionInfo]) -> list[SessionInfo]:
     """pi's listing order: ``modified`` newest first; ties by path (pi leaves them unspecified)."""
     return sorted(sessions, key=lambda s: (-s.modified, s.path))
-
-
-def age_text(modified_ms: float, now_ms: float | None = None) -> str:
-    """The picker's age column (ui §2.2): now, 5m, 3h, 2d, 4w, 1mo, 1y (whole-unit floors)."""
-    now = time.time() * 1000 if now_ms is None else now_ms
-    seconds = (now - modified_ms) / 1000
-    if seconds < 60:
-        return "now"
-    minutes = int(seconds // 60)
-    if minutes < 60:
-        return f"{minutes}m"
-    hours = minutes // 60
-    if hours < 24:
-        return f"{hours}h"
-    days = hours // 24
-    if days < 7:
-        return f"{days}d"
-    if days < 30:
-        return f"{days // 7}w"
-    if days < 365:
-        return f"{days // 30}mo"
-    return f"{days // 365}y"
 
 
 def _expand(path: str) -> str:

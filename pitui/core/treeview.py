@@ -52,6 +52,7 @@ from pitui.core.js import (
 from pitui.core.models import dump_json_line
 from pitui.core.paths import shorten_home
 from pitui.core.session import EntryMeta, Session
+from pitui.core.units import format_label_time
 
 __all__ = [
     "FILTER_MODES",
@@ -62,7 +63,6 @@ __all__ = [
     "SearchIndex",
     "TextPart",
     "TreeView",
-    "format_label_time",
     "format_tool_call",
 ]
 
@@ -324,25 +324,6 @@ def _compaction_tokens(value: Any) -> str:
     if math.isinf(number):
         return "Infinity" if number > 0 else "-Infinity"
     return js_number_string(math.floor(number / 1000 + 0.5))
-
-
-def format_label_time(timestamp: str | None, now: datetime | None = None) -> str | None:
-    """§3.5 label time, local time: ``HH:MM`` today, ``M/D HH:MM`` this year, else
-    ``YY/M/D HH:MM``. None when the timestamp is missing or unparseable."""
-    ms = parse_iso_ms(timestamp) if timestamp else None
-    if ms is None:
-        return None
-    try:
-        when = datetime.fromtimestamp(ms / 1000).astimezone()
-    except (OverflowError, OSError, ValueError):
-        return None
-    today = (now or datetime.now()).astimezone()
-    clock = f"{when.hour:02d}:{when.minute:02d}"
-    if (when.year, when.month, when.day) == (today.year, today.month, today.day):
-        return clock
-    if when.year == today.year:
-        return f"{when.month}/{when.day} {clock}"
-    return f"{str(when.year)[-2:]}/{when.month}/{when.day} {clock}"
 
 
 def _tool_calls_of(obj: dict[str, Any]) -> Iterable[tuple[str, Any, Any]]:
@@ -795,7 +776,7 @@ class TreeView:
         label_time = None
         if label is not None and self.show_label_times:
             stamp = self.session.label_times.get(meta.id or "")
-            label_time = format_label_time(stamp, self._now()) if stamp else None
+            label_time = format_label_time(parse_iso_ms(stamp), self._now())
         folded = meta.uid in self._folded
         return RowView(
             index=index,

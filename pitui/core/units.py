@@ -146,13 +146,13 @@ def _local(ms: float | None) -> datetime | None:
         return None  # outside what the platform can convert
 
 
-def format_local_time(
-    ms: float | None, *, seconds: bool = False, unknown: str = UNKNOWN_TIME
-) -> str:
-    """Epoch milliseconds as local time, ``2025-03-15 16:54`` (``:32`` with ``seconds``)."""
+def format_local_time(ms: float | None, *, seconds: bool = False) -> str | None:
+    """Epoch milliseconds as local time, ``2025-03-15 16:54`` (``:32`` with ``seconds``);
+    ``None`` when there is no time or the platform cannot convert it (callers say how that
+    reads: :data:`UNKNOWN_TIME`, or nothing)."""
     when = _local(ms)
     if when is None:
-        return unknown
+        return None
     return when.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
 
 

@@ -11,7 +11,9 @@ from typing import Any
 
 from pitui import __version__
 from pitui.core.context import Leaf, build_session_context
+from pitui.core.facts import model_text, session_facts
 from pitui.core.session import EntryMeta, Session
+from pitui.core.units import format_cost, format_count
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,18 +31,14 @@ class ExportDocument:
     generator: str = f"pitui {__version__}"
 
 
-def _cost(value: float) -> str:
-    return f"${value:.4f}" if value < 1 else f"${value:.2f}"
-
-
 def build_document(session: Session, leaf: Leaf = "default") -> ExportDocument:
     """The context the model sees at ``leaf`` (a uid, ``"default"`` = the file's leaf)."""
     leaf_meta = session.leaf if leaf == "default" else (session.get(leaf) if leaf else None)
     if leaf not in ("default", None) and leaf_meta is None:
         raise KeyError(f"entry {leaf!r} is not in {session.path}")
     context = build_session_context(session, leaf_meta.uid if leaf_meta is not None else None)
-    branch = session.path_to(leaf_meta) if leaf_meta is not None else []
-    spend = session.stats(branch)
+    known = session_facts(session, leaf_meta)
+    branch, spend = list(known.branch_entries), known.branch
     name = session.name
     title = name if name else f"pi session {session.id or '(no id)'}"
     facts: list[tuple[str, str]] = []
@@ -54,18 +52,17 @@ def build_document(session: Session, leaf: Leaf = "default") -> ExportDocument:
     if session.parent_session:
         facts.append(("Forked from", session.parent_session))
     if leaf_meta is not None:
-        facts.append(("Branch", f"{len(branch)} entries, ending at {leaf_meta.uid}"))
+        ending = f"{format_count(spend.entries)} entries, ending at {leaf_meta.uid}"
+        facts.append(("Branch", ending))
     else:
         facts.append(("Branch", "empty"))
     model = context.model
     if model is not None:
-        model_name = "/".join(part for part in (model.provider, model.model_id) if part)
-        facts.append(("Model", model_name or "(unknown)"))
+        facts.append(("Model", model_text(model.provider, model.model_id) or "(unknown)"))
     facts.append(("Thinking", context.thinking_level))
-    facts.append(("Messages", str(len(context.messages))))
-    facts.append(
-        ("Spend on this branch", f"{int(spend.total_tokens):,} tokens, {_cost(spend.cost)}")
-    )
+    facts.append(("Messages", format_count(len(context.messages))))
+    tokens = format_count(int(spend.total_tokens))
+    facts.append(("Spend on this branch", f"{tokens} tokens, {format_cost(spend.cost)}"))
     return ExportDocument(
         title=title,
         facts=facts,

@@ -23,9 +23,11 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pitui.core.js import parse_iso_ms
+from pitui.core.units import format_local_time
 from pitui.export.document import ExportDocument
 from pitui.export.rendered import draw_entries, draw_messages, lines_text
-from pitui.render.parts import format_time, usage_text
+from pitui.render.parts import usage_text
 from pitui.render.registry import RendererRegistry
 from pitui.render.safe_text import one_line, sanitize_plain
 
@@ -195,7 +197,7 @@ def _output(content: Any) -> str:
 
 
 def _heading(title: str, message: Mapping[str, Any], *extra: str) -> str:
-    when = format_time(message.get("timestamp"))
+    when = format_local_time(message.get("timestamp"), seconds=True)
     bits = [title, *extra, *([when] if when else [])]
     return "## " + " · ".join(bits)
 
@@ -354,7 +356,7 @@ def _extensions_at(
     for (before, raw), lines in zip(document.extensions, pictures, strict=True):
         custom = raw.get("customType")
         title = inline(custom) if isinstance(custom, str) and custom else "custom"
-        when = format_time(raw.get("timestamp"))
+        when = format_local_time(parse_iso_ms(raw.get("timestamp")), seconds=True)
         heading = " · ".join(
             [f"## {title}", "extension entry, not sent to the model", *([when] if when else [])]
         )

@@ -15,6 +15,7 @@ from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.text import Text
 
+from pitui.core.js import parse_iso_ms
 from pitui.core.models import (
     ImageContent,
     MessageEntry,
@@ -33,19 +34,17 @@ from pitui.core.models import (
 )
 from pitui.core.paths import shorten_home
 from pitui.core.session import Session
+from pitui.core.units import format_count, format_local_time, plural
 from pitui.render.images import image_placeholder
 from pitui.render.parts import (
     DIM,
     Indent,
     diff_block,
     dump_json,
-    format_count,
-    format_time,
     json_block,
     lexer_for_path,
     markdown_block,
     output_block,
-    plural,
     squash,
     syntax_block,
     usage_text,
@@ -233,7 +232,9 @@ def note_line(text: str, style: Style = MARKER_STYLE) -> Text:
 def time_of(message: object, entry: RenderEntry) -> str | None:
     stamp = getattr(message, "timestamp", None)
     iso = entry.raw.get("timestamp")
-    return format_time(stamp if isinstance(stamp, int | float) else None, iso)
+    return format_local_time(
+        stamp if type(stamp) in (int, float) else parse_iso_ms(iso), seconds=True
+    )
 
 
 def labelled(label: str, body: RenderableType) -> Group:

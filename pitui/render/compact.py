@@ -33,6 +33,7 @@ from pitui.core.models import (
     message_text,
     to_raw,
 )
+from pitui.core.units import format_count
 from pitui.render.blocks import (
     ASSISTANT_STYLE,
     BASH_STYLE,
@@ -49,7 +50,6 @@ from pitui.render.blocks import (
 )
 from pitui.render.parts import (
     DIM,
-    format_count,
     squash,
     usage_text,
 )

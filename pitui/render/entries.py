@@ -10,6 +10,7 @@ from rich.console import RenderableType
 from rich.style import Style
 from rich.text import Text
 
+from pitui.core.js import parse_iso_ms
 from pitui.core.models import (
     BranchSummaryEntry,
     CompactionEntry,
@@ -24,6 +25,7 @@ from pitui.core.models import (
     UsageEntry,
     to_raw,
 )
+from pitui.core.units import format_local_time, plural
 from pitui.render.blocks import (
     CUSTOM_STYLE,
     DATA_MAX_LINES,
@@ -52,9 +54,7 @@ from pitui.render.parts import (
     DIM,
     Indent,
     dump_json,
-    format_time,
     json_block,
-    plural,
 )
 from pitui.render.registry import (
     RenderContext,
@@ -76,6 +76,11 @@ __all__ = [
 ]
 
 
+def _entry_time(iso: str | None) -> str | None:
+    """An entry's own ISO time, local, to the second."""
+    return format_local_time(parse_iso_ms(iso), seconds=True)
+
+
 def draw_compaction(entry: RenderEntry, ctx: RenderContext) -> RenderableType:
     model = typed(entry, CompactionEntry)
     if model is None:
@@ -86,7 +91,7 @@ def draw_compaction(entry: RenderEntry, ctx: RenderContext) -> RenderableType:
         ctx,
         tokens_before(model.tokensBefore),
         "by an extension" if model.fromHook else None,
-        format_time(None, model.timestamp),
+        _entry_time(model.timestamp),
     )
     parts: list[RenderableType | None] = [_keeps(model, ctx)]
     system = model.systemMessage
@@ -158,7 +163,7 @@ def draw_branch_summary(entry: RenderEntry, ctx: RenderContext) -> RenderableTyp
         ctx,
         from_text(model.fromId),
         "by an extension" if model.fromHook else None,
-        format_time(None, model.timestamp),
+        _entry_time(model.timestamp),
     )
     parts: list[RenderableType | None] = [summary_view(model.summary, ctx)]
     if not model.summary:
@@ -174,7 +179,7 @@ def draw_custom_entry(entry: RenderEntry, ctx: RenderContext) -> RenderableType:
         return invalid_view(entry, ctx, "custom entry")
     label = safe_line(f"[{model.customType}]", max_chars=200, style=CUSTOM_STYLE)
     heading = heading_line(
-        label, Style(), ctx, "extension data", format_time(None, model.timestamp)
+        label, Style(), ctx, "extension data", _entry_time(model.timestamp)
     )
     if "data" not in model.model_fields_set:
         return view(heading, [note_line("(no data)")])
@@ -190,7 +195,7 @@ def draw_custom_message_entry(entry: RenderEntry, ctx: RenderContext) -> Rendera
         return invalid_view(entry, ctx, "custom_message entry")
     return custom_view(
         entry, ctx, model.customType, model.content, model.display, model.details,
-        format_time(None, model.timestamp),
+        _entry_time(model.timestamp),
     )  # fmt: skip
 
 
@@ -208,7 +213,7 @@ def draw_label(entry: RenderEntry, ctx: RenderContext) -> RenderableType:
     line.append(" on ", DIM)
     line.append_text(safe_line(model.targetId, max_chars=100, style=DIM))
     target = describe_target(ctx, model.targetId)
-    return heading_line(line, Style(), ctx, target, format_time(None, model.timestamp))
+    return heading_line(line, Style(), ctx, target, _entry_time(model.timestamp))
 
 
 def draw_session_info(entry: RenderEntry, ctx: RenderContext) -> RenderableType:
@@ -221,7 +226,7 @@ def draw_session_info(entry: RenderEntry, ctx: RenderContext) -> RenderableType:
         line.append("cleared", DIM)
     else:
         line.append_text(safe_line(f"“{name}”", max_chars=500))
-    return heading_line(line, Style(), ctx, format_time(None, model.timestamp))
+    return heading_line(line, Style(), ctx, _entry_time(model.timestamp))
 
 
 def draw_model_change(entry: RenderEntry, ctx: RenderContext) -> RenderableType:
@@ -232,7 +237,7 @@ def draw_model_change(entry: RenderEntry, ctx: RenderContext) -> RenderableType:
     line.append_text(
         safe_line(f"{model.provider}/{model.modelId}", max_chars=300, style=SYSTEM_STYLE)
     )
-    return heading_line(line, Style(), ctx, format_time(None, model.timestamp))
+    return heading_line(line, Style(), ctx, _entry_time(model.timestamp))
 
 
 def draw_thinking_level(entry: RenderEntry, ctx: RenderContext) -> RenderableType:
@@ -241,7 +246,7 @@ def draw_thinking_level(entry: RenderEntry, ctx: RenderContext) -> RenderableTyp
         return invalid_view(entry, ctx, "thinking_level_change")
     line = Text("thinking level → ", style=SETTING_STYLE, end="")
     line.append_text(safe_line(model.thinkingLevel, max_chars=100, style=SYSTEM_STYLE))
-    return heading_line(line, Style(), ctx, format_time(None, model.timestamp))
+    return heading_line(line, Style(), ctx, _entry_time(model.timestamp))
 
 
 def draw_context_edit(entry: RenderEntry, ctx: RenderContext) -> RenderableType:
@@ -255,7 +260,7 @@ def draw_context_edit(entry: RenderEntry, ctx: RenderContext) -> RenderableType:
         Style(),
         ctx,
         describe_target(ctx, model.targetId),
-        format_time(None, model.timestamp),
+        _entry_time(model.timestamp),
     )
     if model.replacement is None:
         return view(heading, [note_line("removes it from what the model sees", WARN_STYLE)])
@@ -271,7 +276,7 @@ def draw_usage_entry(entry: RenderEntry, ctx: RenderContext) -> RenderableType:
     where = f"{model.provider}/{model.model}" if model.provider and model.model else None
     heading = heading_line(
         "usage", SETTING_STYLE, ctx, model.kind, where or model.model or model.provider,
-        format_time(None, model.timestamp),
+        _entry_time(model.timestamp),
     )  # fmt: skip
     spent = usage_line(model.usage)
     return view(heading, [spent or note_line("(no usage)")])

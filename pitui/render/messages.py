@@ -24,6 +24,7 @@ from pitui.core.models import (
     UserMessage,
     content_blocks,
 )
+from pitui.core.units import format_count
 from pitui.render.blocks import (
     ARGS_MAX_LINES,
     ASSISTANT_STYLE,
@@ -61,7 +62,6 @@ from pitui.render.images import image_placeholder
 from pitui.render.parts import (
     DIM,
     diff_block,
-    format_count,
     lexer_for_path,
     output_block,
     squash,

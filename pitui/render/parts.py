@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from datetime import datetime
 from typing import Any, ClassVar, Final
 
 import orjson
@@ -27,7 +26,7 @@ from rich.style import Style, StyleType
 from rich.syntax import Syntax
 from rich.text import Text
 
-from pitui.core.js import json_number, parse_iso_ms
+from pitui.core.units import format_cost, format_count, plural
 from pitui.render.safe_text import (
     MARKER_STYLE,
     safe_text,
@@ -47,15 +46,11 @@ __all__ = [
     "diff_block",
     "dump_json",
     "fold_cells",
-    "format_cost",
-    "format_count",
-    "format_time",
     "json_block",
     "lexer_for_path",
     "markdown_block",
     "more_marker",
     "output_block",
-    "plural",
     "squash",
     "syntax_block",
     "usage_text",
@@ -135,11 +130,6 @@ def code_theme(dark: bool) -> str:
 
 
 # --- cutting ------------------------------------------------------------------------------
-
-
-def plural(count: int, word: str) -> str:
-    """``1 line``, ``2,345 lines``."""
-    return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
 def cut_text(
@@ -586,48 +576,6 @@ def json_block(
 # --- numbers, times -------------------------------------------------------------------------
 
 
-def format_count(value: object) -> str:
-    """A token count: ``12,345``; a non-number as ``?``."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return "?"
-    if isinstance(value, float):
-        if value != value or value in (float("inf"), float("-inf")):
-            return json_number(value)
-        if not value.is_integer():
-            return f"{value:,.1f}"
-        value = int(value)
-    return f"{value:,}"
-
-
-def format_cost(value: object) -> str | None:
-    """A dollar amount with the precision small costs need; None for no cost."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
-        return None
-    if value == 0:
-        return None
-    if abs(value) >= 1:
-        return f"${value:,.2f}"
-    if abs(value) >= 0.01:
-        return f"${value:.3f}"
-    return f"${value:.4f}"
-
-
-def format_time(ms: object = None, iso: object = None) -> str | None:
-    """Local ``YYYY-MM-DD HH:MM:SS`` of an epoch-ms number, else of an ISO timestamp."""
-    stamp: float | None = None
-    if isinstance(ms, int | float) and not isinstance(ms, bool):
-        stamp = float(ms)
-    elif isinstance(iso, str):
-        parsed = parse_iso_ms(iso)
-        stamp = float(parsed) if parsed is not None else None
-    if stamp is None or stamp != stamp:
-        return None
-    try:
-        return datetime.fromtimestamp(stamp / 1000).strftime("%Y-%m-%d %H:%M:%S")
-    except (OverflowError, OSError, ValueError):
-        return None
-
-
 _USAGE_PARTS: Final = (
     ("input", "in"),
     ("output", "out"),
@@ -646,9 +594,9 @@ def usage_text(usage: object) -> str | None:
         if isinstance(value, int | float) and not isinstance(value, bool) and value:
             parts.append(f"{format_count(value)} {word}")
     cost = usage.get("cost")
-    total = format_cost(cost.get("total")) if isinstance(cost, Mapping) else None
-    if total is not None:
-        parts.append(total)
+    total = cost.get("total") if isinstance(cost, Mapping) else None
+    if type(total) in (int, float) and total:  # (no cost is not said: "$0.0000" is noise)
+        parts.append(format_cost(total))
     return " · ".join(parts) or None
 
 

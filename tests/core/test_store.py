@@ -11,7 +11,8 @@ import pytest
 
 from pitui.core import pools
 from pitui.core.pools import pool_context
-from pitui.core.store import SessionInfo, Store, age_text, sort_sessions
+from pitui.core.store import SessionInfo, Store, sort_sessions
+from pitui.core.units import format_age
 from tests.conftest import CORPORA, FIXTURES, load_expected
 from tests.core.sessiondata import HEADER, assistant, chain, entry, jsonl, ts, user
 
@@ -397,7 +398,7 @@ def test_search_loads_texts_from_the_index(tmp_path: Path) -> None:
     ],
 )
 def test_u20_age(seconds: int, text: str) -> None:
-    assert age_text(1_000_000_000_000 - seconds * 1000, 1_000_000_000_000) == text
+    assert format_age(1_000_000_000_000 - seconds * 1000, 1_000_000_000_000) == text
 
 
 def test_extras(tmp_path: Path) -> None:

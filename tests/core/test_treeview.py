@@ -20,16 +20,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pitui.core.edit import resume_point
+from pitui.core.js import parse_iso_ms
 from pitui.core.session import EntryMeta, Session
 from pitui.core.treeview import (
     FILTER_MODES,
     FilterMode,
     TreeView,
     _kind,
-    format_label_time,
     format_tool_call,
     searchable_text,
 )
+from pitui.core.units import format_label_time
 from tests.conftest import fixture_by_scenario
 from tests.core.sessiondata import assistant, entry, jsonl, user
 
@@ -556,10 +557,13 @@ def test_label_time_format() -> None:
     def iso(year: int, month: int, day: int, hour: int, minute: int) -> str:
         return datetime(year, month, day, hour, minute, tzinfo=local).isoformat()
 
-    assert format_label_time(iso(2025, 6, 15, 9, 5), now) == "09:05"
-    assert format_label_time(iso(2025, 1, 2, 23, 59), now) == "1/2 23:59"
-    assert format_label_time(iso(2024, 12, 31, 0, 0), now) == "24/12/31 00:00"
-    assert format_label_time("not a date", now) is None
+    def label_time(text: str) -> str | None:
+        return format_label_time(parse_iso_ms(text), now)
+
+    assert label_time(iso(2025, 6, 15, 9, 5)) == "09:05"
+    assert label_time(iso(2025, 1, 2, 23, 59)) == "1/2 23:59"
+    assert label_time(iso(2024, 12, 31, 0, 0)) == "24/12/31 00:00"
+    assert label_time("not a date") is None
 
 
 def test_label_times_in_rows_and_status() -> None:

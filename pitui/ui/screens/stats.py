@@ -21,6 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from pitui.core.stats import GroupBy, StatsReport, store_stats
+from pitui.core.units import format_count
 from pitui.render.safe_text import one_line
 from pitui.ui.widgets.stats_panel import StatsPanel
 
@@ -94,7 +95,8 @@ class StatsScreen(ModalScreen[None]):
     def _progressed(self, message: Progressed) -> None:
         panel = self.query_one(StatsPanel)
         if panel.report is None:
-            panel.show_status(f"Reading sessions… {message.done:,}/{message.total:,}")
+            done, total = format_count(message.done), format_count(message.total)
+            panel.show_status(f"Reading sessions… {done}/{total}")
 
     @on(Computed)
     def _computed(self, message: Computed) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -22,9 +21,15 @@ from textual.message import Message
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from pitui.core.facts import model_text
+from pitui.core.facts import last_activity_ms, model_text, session_facts
 from pitui.core.paths import shorten_home
-from pitui.core.units import format_bytes
+from pitui.core.units import (
+    UNKNOWN_TIME,
+    format_bytes,
+    format_cost,
+    format_count,
+    format_local_time,
+)
 from pitui.render.safe_text import safe_line, safe_text
 
 PREVIEW_MESSAGES = 12
@@ -42,15 +47,6 @@ class PreviewData:
     note: str | None = None  # what the messages are, when not the active branch's last ones
 
 
-def _local(iso: str | None) -> str:
-    if not iso:
-        return "unknown time"
-    try:
-        return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
-    except ValueError:
-        return iso
-
-
 def load_preview(path: str, entry_id: str | None = None) -> PreviewData:
     """Everything the pane shows, read from the file (blocking: run it in a worker)."""
     from pitui.core.context import build_session_context
@@ -60,7 +56,6 @@ def load_preview(path: str, entry_id: str | None = None) -> PreviewData:
         size = os.stat(path).st_size
         with Session.open(path) as session:
             hit = session.get(entry_id) if entry_id is not None else None
-            branch = session.branch()
             context = build_session_context(session)
             messages = context.messages
             note = None
@@ -69,28 +64,31 @@ def load_preview(path: str, entry_id: str | None = None) -> PreviewData:
                 note = "the conversation up to the matching entry"
             elif entry_id is not None:
                 note = "the matching entry is gone from the file; showing the active branch"
-            whole = session.stats()
-            active = session.stats(branch)
-            leaves = sum(1 for meta in session.entries if not meta.children)
-            modified = next(
-                (m.timestamp for m in reversed(session.entries) if m.role in ("user", "assistant")),
-                session.created,
-            )
-            ref = context.model
-            model = (model_text(ref.provider, ref.model_id) if ref else None) or "none"
+            known = session_facts(session)
+            branch, whole = known.branch, known.file
+            model = context.model and model_text(context.model.provider, context.model.model_id)
             facts = [
                 ("name", session.name or "(unnamed)"),
                 ("folder", shorten_home(session.cwd) if session.cwd else "(none)"),
-                ("created", _local(session.created)),
-                ("last activity", _local(modified)),
-                ("messages", f"{active.messages} on the branch · {whole.messages} in the file"),
-                ("branches", f"{leaves} · {len(session.entries)} entries · {format_bytes(size)}"),
-                ("model", f"{model} · thinking {context.thinking_level}"),
+                ("created", format_local_time(known.created_ms) or UNKNOWN_TIME),
+                ("last activity", format_local_time(last_activity_ms(session)) or UNKNOWN_TIME),
+                (
+                    "messages",
+                    f"{format_count(branch.messages)} on the branch · "
+                    f"{format_count(whole.messages)} in the file",
+                ),
+                (
+                    "branches",
+                    f"{format_count(known.branch_ends)} · {format_count(known.entries)} entries · "
+                    f"{format_bytes(size)}",
+                ),
+                ("model", f"{model or 'none'} · thinking {context.thinking_level}"),
                 (
                     "tokens",
-                    f"{int(active.total_tokens):,} branch · {int(whole.total_tokens):,} file",
+                    f"{format_count(int(branch.total_tokens))} branch · "
+                    f"{format_count(int(whole.total_tokens))} file",
                 ),
-                ("cost", f"${active.cost:.4f} branch · ${whole.cost:.4f} file"),
+                ("cost", f"{format_cost(branch.cost)} branch · {format_cost(whole.cost)} file"),
                 ("id", session.id),
                 ("file", shorten_home(path)),
             ]

@@ -23,7 +23,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from pitui.core.store import age_text
+from pitui.core.units import format_age
 from pitui.render.safe_text import one_line
 
 LIVE_MARK = "● "
@@ -230,7 +230,7 @@ class SessionList(ScrollView, can_focus=False):
         """The right part as drawn now: the screen's part plus the age at this moment."""
         if row.modified is None:
             return one_line(row.right)
-        age = age_text(row.modified, self.clock() * 1000)
+        age = format_age(row.modified, self.clock() * 1000)
         return one_line(f"{row.right} {age}" if row.right else age)
 
     def _part(self, name: str) -> Style:

@@ -18,18 +18,15 @@ from rich.text import Text
 from textual.widgets import Static
 
 from pitui.core.stats import StatsReport, Tally
+from pitui.core.units import format_cost, format_count
 from pitui.render.safe_text import one_line
 
-__all__ = ["BLOCKS", "SpendChart", "StatsPanel", "format_cost", "spend_chart"]
+__all__ = ["BLOCKS", "SpendChart", "StatsPanel", "spend_chart"]
 
 #: Column heights in eighths, empty to full.
 BLOCKS = " ▁▂▃▄▅▆▇█"
 CHART_HEIGHT = 6
 TOP_GROUPS = 6
-
-
-def format_cost(cost: float) -> str:
-    return f"${cost:,.4f}" if cost < 1 else f"${cost:,.2f}"
 
 
 def _days(daily: Sequence[tuple[str, float]]) -> list[tuple[date, float]]:
@@ -134,9 +131,9 @@ class StatsPanel(Static):
         parts: list[RenderableType] = [_totals(report.totals)]
         notes = []
         if report.replayed:
-            notes.append(f"{report.replayed:,} entries copied by forks counted once")
+            notes.append(f"{format_count(report.replayed)} entries copied by forks counted once")
         if report.skipped:
-            notes.append(f"{len(report.skipped):,} unreadable files left out")
+            notes.append(f"{format_count(len(report.skipped))} unreadable files left out")
         if notes:
             parts.append(Text("; ".join(notes), style=muted))
         chart = spend_chart([(d, t.cost) for d, t in report.daily], width)
@@ -164,9 +161,9 @@ def _totals(totals: Tally) -> Text:
     text = Text()
     for number, (value, label) in enumerate(
         (
-            (f"{totals.sessions:,}", " session" if totals.sessions == 1 else " sessions"),
-            (f"{totals.messages:,}", " message" if totals.messages == 1 else " messages"),
-            (f"{int(totals.total_tokens):,}", " tokens"),
+            (format_count(totals.sessions), " session" if totals.sessions == 1 else " sessions"),
+            (format_count(totals.messages), " message" if totals.messages == 1 else " messages"),
+            (format_count(int(totals.total_tokens)), " tokens"),
             (format_cost(totals.cost), ""),
         )
     ):
@@ -187,8 +184,8 @@ def _groups(report: StatsReport, width: int, muted: Style) -> Table:
         # group names are session text (folders, model names): one safe line, never markup
         table.add_row(
             Text(one_line(key), overflow="ellipsis", no_wrap=True),
-            f"{tally.sessions:,}",
-            f"{tally.messages:,}",
+            format_count(tally.sessions),
+            format_count(tally.messages),
             format_cost(tally.cost),
         )
     rest = len(report.groups) - TOP_GROUPS
