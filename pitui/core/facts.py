@@ -88,7 +88,12 @@ class Stats:
     cost: float = 0.0
 
     def add_usage(self, usage: Any) -> None:
-        inp, out, read, write, cost = usage_numbers(usage)
+        """Add a usage as found (see :func:`usage_numbers`)."""
+        self.add_numbers(usage_numbers(usage))
+
+    def add_numbers(self, numbers: Usage) -> None:
+        """Add ``(input, output, cacheRead, cacheWrite, cost)``; tokens by pi's rule."""
+        inp, out, read, write, cost = numbers
         self.input_tokens += inp
         self.output_tokens += out
         self.cache_read_tokens += read
@@ -124,18 +129,21 @@ class Stats:
             cost=self.cost - other.cost,
         )
 
+    def tokens_json(self) -> dict[str, int]:
+        return {
+            "input": int(self.input_tokens),
+            "output": int(self.output_tokens),
+            "cacheRead": int(self.cache_read_tokens),
+            "cacheWrite": int(self.cache_write_tokens),
+            "total": int(self.total_tokens),
+        }
+
     def to_json(self) -> dict[str, Any]:
         return {
             "entries": self.entries,
             "messages": self.messages,
             "byRole": dict(self.by_role),
-            "tokens": {
-                "input": int(self.input_tokens),
-                "output": int(self.output_tokens),
-                "cacheRead": int(self.cache_read_tokens),
-                "cacheWrite": int(self.cache_write_tokens),
-                "total": int(self.total_tokens),
-            },
+            "tokens": self.tokens_json(),
             "cost": self.cost,
         }
 

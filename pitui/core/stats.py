@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from typing import TYPE_CHECKING, Any, Literal
 
-from pitui.core.facts import Usage, model_text, usage_numbers
+from pitui.core.facts import Stats, Usage, model_text, usage_numbers
 from pitui.core.js import parse_iso_ms
 from pitui.core.pools import close_pool, pool_context
 from pitui.core.session import Session, SessionError
@@ -169,41 +169,23 @@ def _scan_many(paths: Sequence[str]) -> list[FileScan]:
 
 
 @dataclass(slots=True)
-class Tally:
-    """Counts and spend of one group (or of everything)."""
+class Tally(Stats):
+    """Counts and spend of one group (or of everything): a session's :class:`Stats`, summed
+    over sessions."""
 
     sessions: int = 0
-    messages: int = 0
-    input_tokens: float = 0.0
-    output_tokens: float = 0.0
-    cache_read_tokens: float = 0.0
-    cache_write_tokens: float = 0.0
-    total_tokens: float = 0.0
-    cost: float = 0.0
 
     def add(self, record: EntryRecord) -> None:
         if record.is_message:
             self.messages += 1
-        usage = record.usage
-        if usage is not None:
-            self.input_tokens += usage[0]
-            self.output_tokens += usage[1]
-            self.cache_read_tokens += usage[2]
-            self.cache_write_tokens += usage[3]
-            self.total_tokens += usage[0] + usage[1] + usage[2] + usage[3]
-            self.cost += usage[4]
+        if record.usage is not None:
+            self.add_numbers(record.usage)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "sessions": self.sessions,
             "messages": self.messages,
-            "tokens": {
-                "input": int(self.input_tokens),
-                "output": int(self.output_tokens),
-                "cacheRead": int(self.cache_read_tokens),
-                "cacheWrite": int(self.cache_write_tokens),
-                "total": int(self.total_tokens),
-            },
+            "tokens": self.tokens_json(),
             "cost": self.cost,
         }
 
