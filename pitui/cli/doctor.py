@@ -143,7 +143,7 @@ def _print_file(report: FileReport, *, detailed: bool) -> None:
 
 
 def _print_scope(reports: list[FileReport], leftovers: list[TempFile]) -> None:
-    from pitui.core.units import format_bytes
+    from pitui.core.units import format_bytes, format_count
 
     if not reports and not leftovers:
         out("no session files found")
@@ -175,5 +175,5 @@ def _print_scope(reports: list[FileReport], leftovers: list[TempFile]) -> None:
             entry = f"; largest entry {format_bytes(top.length)} of {top.kind}" if top else ""
             out(
                 f"  {format_bytes(report.size):>10}  {report.path} "
-                f"({report.entries:,} entries{'; ' + kinds if kinds else ''}{entry})"
+                f"({format_count(report.entries)} entries{'; ' + kinds if kinds else ''}{entry})"
             )

@@ -73,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
     from pitui.core.edit import WriteError
     from pitui.core.manager import find_entry, find_session
     from pitui.core.session import Session
+    from pitui.core.units import format_bytes
     from pitui.export import export_session, write_export
 
     if args.width < 20:
@@ -98,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
             )
     except (LookupError, WriteError) as exc:
         raise CommandError(str(exc)) from exc
-    out(f"wrote {target} ({os.path.getsize(target):,} bytes)")
+    out(f"wrote {target} ({format_bytes(os.path.getsize(target))})")
     return 0
 
 

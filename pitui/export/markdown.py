@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pitui.core.js import parse_iso_ms
-from pitui.core.units import format_local_time
+from pitui.core.units import format_bytes, format_count, format_local_time
 from pitui.export.document import ExportDocument
 from pitui.export.rendered import draw_entries, draw_messages, lines_text
 from pitui.render.parts import usage_text
@@ -151,7 +151,7 @@ def _blocks(content: Any) -> list[Any]:
 def _image(block: Mapping[str, Any]) -> str:
     mime = block.get("mimeType")
     data = block.get("data")
-    size = f", {len(data) * 3 // 4 // 1024:,} KB" if isinstance(data, str) else ""
+    size = f", {format_bytes(len(data) * 3 // 4)}" if isinstance(data, str) else ""  # base64
     return f"*\\[image{': ' + inline(mime) if isinstance(mime, str) else ''}{size}\\]*"
 
 
@@ -256,7 +256,7 @@ def _summary(title: str, message: Mapping[str, Any]) -> str:
     parts = [_heading(title, message)]
     before = message.get("tokensBefore")
     if isinstance(before, int | float) and not isinstance(before, bool):
-        parts.append(f"*{before:,.0f} tokens before*")
+        parts.append(f"*{format_count(before)} tokens before*")
     summary = neutralize(_text_of(message.get("summary")))
     parts.append(summary if summary.strip() else "*(empty)*")
     return "\n\n".join(parts)
