@@ -59,8 +59,8 @@ def facts_line(shown: HeaderView) -> Text:
     facts = shown.facts
     ends = plural(facts.branch_ends, "branch end") if facts is not None else "counting branches…"
     return Text(
-        f"{format_bytes(shown.file_size)} · created {format_local_time(created, unknown='unknown')}"
-        f" · modified {format_local_time(shown.modified * 1000, unknown='unknown')}"
+        f"{format_bytes(shown.file_size)} · created {format_local_time(created) or 'unknown'}"
+        f" · modified {format_local_time(shown.modified * 1000) or 'unknown'}"
         f" · {format_count(shown.entries)} entries · {ends}",
         no_wrap=True,
         overflow="ellipsis",
