@@ -62,7 +62,11 @@ def test_commands_refuse_a_fifo_at_once(
         ["doctor", str(fifo)],
     ):
         codes: list[int] = []
-        finishes(lambda argv=argv, codes=codes: codes.append(main(argv)))
+
+        def run(argv: list[str] = argv, codes: list[int] = codes) -> None:
+            codes.append(main(argv))
+
+        finishes(run)
         assert codes == [1], argv
         said = capsys.readouterr()
         assert "regular file" in said.err + said.out, argv  # (the doctor reports on stdout)

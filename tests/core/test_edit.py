@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -254,6 +255,11 @@ for i in range(count):
 """
 
 
+def label_with(text: str) -> Callable[[Session], list[dict[str, Any]]]:
+    """The entries of an append that labels entry ``u`` with ``text``."""
+    return lambda session: [edit.label_entry(session, session.by_id["u"], text)]
+
+
 def test_concurrent_pi_appends_and_pitui_labels_never_mix_lines(tmp_path: Path) -> None:
     path = _session_file(tmp_path, user("u", None), assistant("a", "u"))
     count = 3000
@@ -265,9 +271,7 @@ def test_concurrent_pi_appends_and_pitui_labels_never_mix_lines(tmp_path: Path) 
         while writer.poll() is None or len(ours) < 20:
             text = f"L{len(ours)}"
             try:
-                written = actions.append(
-                    session, lambda s, t=text: [edit.label_entry(s, s.by_id["u"], t)], force=True
-                )
+                written = actions.append(session, label_with(text), force=True)
             except edit.FileBusyError:
                 refused += 1  # the file moved under us: nothing written, try again
                 continue

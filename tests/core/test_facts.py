@@ -17,7 +17,7 @@ from tests.conftest import CORPORA, fixture_sessions
 from tests.core.sessiondata import assistant, entry, jsonl, user
 
 
-def _usage(inp: int, out: int, read: int, write: int, **extra: Any) -> dict[str, Any]:
+def _usage(inp: object, out: object, read: object, write: object, **extra: Any) -> dict[str, Any]:
     return {"input": inp, "output": out, "cacheRead": read, "cacheWrite": write,
             "cost": {"total": 0.25}, **extra}  # fmt: skip
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -12,12 +13,19 @@ import pytest
 from pitui.core.context import build_context_entries, build_session_context
 from pitui.core.paths import agent_dir, encode_cwd, normalize_cwd, session_dir_for, sessions_root
 from pitui.core.problems import ProblemKind
-from pitui.core.session import NotASessionError, Session
+from pitui.core.session import EntryMeta, NotASessionError, Session
 from tests.core.sessiondata import HEADER, assistant, chain, entry, jsonl, ts, user
 
 
-def roles(session: Session, leaf: str | None = "default") -> list[str]:
+def roles(session: Session, leaf: str | None = "default") -> list[Any]:
     return [m.get("role") for m in build_session_context(session, leaf).messages]
+
+
+def meta(session: Session, uid: str) -> EntryMeta:
+    """The entry ``uid``, which the test's file holds."""
+    found = session.get(uid)
+    assert found is not None, uid
+    return found
 
 
 def texts(session: Session, leaf: str | None = "default") -> list[object]:
@@ -134,7 +142,7 @@ def test_version_trap_keeps_the_tree() -> None:
     header = {k: v for k, v in HEADER.items() if k != "version"}
     data = jsonl(user("a1", None), assistant("a2", "a1"), user("b1", "a1", t=3), header=header)
     session = Session.from_bytes(data)
-    assert [c.uid for c in session.get("a1").children or []] == ["a2", "b1"]
+    assert [c.uid for c in meta(session, "a1").children or []] == ["a2", "b1"]
     assert any(p.kind is ProblemKind.VERSION_TRAP for p in session.problems)
 
 
@@ -158,7 +166,7 @@ def test_f10_branch_children_in_timestamp_order() -> None:
             user("1", None, t=1), assistant("2", "1", t=2), user("3", "2", t=3), user("4", "2", t=4)
         )
     )
-    assert [c.uid for c in session.get("2").children or []] == ["3", "4"]
+    assert [c.uid for c in meta(session, "2").children or []] == ["3", "4"]
     assert [r.uid for r in session.roots] == ["1"]
     assert [m.uid for m in build_context_entries(session, "3")] == ["1", "2", "3"]
     assert [m.uid for m in build_context_entries(session, "4")] == ["1", "2", "4"]
@@ -168,7 +176,7 @@ def test_children_sorted_by_timestamp_not_file_order() -> None:
     session = Session.from_bytes(
         jsonl(user("1", None, t=1), user("late", "1", t=50), user("early", "1", t=10))
     )
-    assert [c.uid for c in session.get("1").children or []] == ["early", "late"]
+    assert [c.uid for c in meta(session, "1").children or []] == ["early", "late"]
 
 
 # F11 --------------------------------------------------------------------------------------------
@@ -342,7 +350,7 @@ def test_f29_unterminated_last_line_waits(tmp_path: Path) -> None:
         handle.write(rest)
     result = session.refresh()
     assert result.kind == "grew" and [m.uid for m in result.new] == ["m5"]
-    assert session.leaf_id == "m5" and session.get("m5").parent is session.get("m4")
+    assert session.leaf_id == "m5" and meta(session, "m5").parent is session.get("m4")
     assert session.problems == []
 
 
@@ -375,7 +383,7 @@ def test_f31_duplicate_ids() -> None:
     second = session.by_id["dup"]
     first = session.get("dup#4")
     assert first is not None and second.line == 5
-    assert session.get("c").parent is second
+    assert meta(session, "c").parent is second
     preorder = [m.uid for m, _ in session.iter_preorder()]
     assert preorder.count("dup") == 1 and preorder.count("dup#4") == 1
     assert first.parent is session.get("b") and second.parent is session.get("a")

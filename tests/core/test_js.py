@@ -186,8 +186,10 @@ def test_string_of_null_and_undefined_differs_from_join() -> None:
 
 
 def test_truthiness_and_labels() -> None:
-    assert not any(js_truthy(v) for v in (0, -0.0, float("nan"), "", None, UNDEFINED, False))
-    assert all(js_truthy(v) for v in ([], {}, "0", " ", -1, float("inf")))
+    falsy: tuple[object, ...] = (0, -0.0, float("nan"), "", None, UNDEFINED, False)
+    assert not any(js_truthy(v) for v in falsy)
+    truthy: tuple[object, ...] = ([], {}, "0", " ", -1, float("inf"))
+    assert all(js_truthy(v) for v in truthy)
     assert label_text(0) is None and label_text("") is None
     assert label_text(1.5e-7) == "1.5e-7" and label_text(True) == "true"
 

@@ -405,11 +405,16 @@ def no_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_whole_output_agrees_after_a_change(
     agent: Path, tmp_path: Path, change: str, scope: Scope
 ) -> None:
-    for mode, named in (("threaded", False), ("recent", False), ("threaded", True)):
+    modes: tuple[tuple[SortMode, bool], ...] = (
+        ("threaded", False),
+        ("recent", False),
+        ("threaded", True),
+    )
+    for mode, named in modes:
         with indexed(agent, tmp_path) as store:
             assert whole(store, scope, mode, named) == slow(store, scope, mode, named)
     CHANGES[change](agent / "sessions" / FOLDER / "s1.jsonl")
-    for mode, named in (("threaded", False), ("recent", False), ("threaded", True)):
+    for mode, named in modes:
         for _ in range(2):  # the changed file read, then all from the index
             with indexed(agent, tmp_path) as store:
                 got = whole(store, scope, mode, named)

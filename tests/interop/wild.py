@@ -16,7 +16,7 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from tests.interop.pi_oracle import RELEASES, PiOracle, ensure_pi
 
@@ -78,7 +78,7 @@ def stable(report: JsonDict, path: Path) -> JsonDict:
         out["error"] = re.sub(r"/tmp/pi-oracle-[^/]+/\d+/", "<copy>/", out["error"])
         return out
     names = _made_up_ids(out, _ids_in_file(path))
-    out = _rename(out, names)
+    out = cast(JsonDict, _rename(out, names))
     header = out.get("header")
     if isinstance(header, dict) and header.get("id") == "<session>":
         # a fresh header: its time is the moment of the open, its cwd the oracle's own

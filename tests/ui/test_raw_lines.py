@@ -25,7 +25,7 @@ class RawApp(App[None]):
     def on_raw_lines_view_close_requested(self) -> None:
         self.closes += 1
 
-    def notify(self, message: str, **kwargs: Any) -> None:  # type: ignore[override]
+    def notify(self, message: str, **kwargs: Any) -> None:
         self.notes.append(message)
 
 

@@ -25,4 +25,4 @@ def test_there_are_snapshots() -> None:
 def test_snapshot_holds_no_terminal_control(svg: Path) -> None:
     text = svg.read_bytes().decode("utf-8")  # a lone surrogate would not even decode
     found = UNSAFE.search(text)
-    assert found is None, f"{found.group()!r} drawn at offset {found.start()}"  # type: ignore[union-attr]
+    assert found is None, f"{found.group()!r} drawn at offset {found.start()}"
