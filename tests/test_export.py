@@ -61,8 +61,8 @@ class Page(HTMLParser):
         self.tags.append((tag, dict(attrs)))
         if tag == "section":
             self._in_section = True
-            self._into = self.extensions if dict(attrs).get("class") == "extension" else (
-                self.sections
+            self._into = (
+                self.extensions if dict(attrs).get("class") == "extension" else (self.sections)
             )
             self._into.append("")
 

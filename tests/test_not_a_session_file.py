@@ -52,9 +52,7 @@ def test_find_session_says_what_a_path_is(tmp_path: Path, fifo: Path) -> None:
         find_session(str(tmp_path / "gone.jsonl"))
 
 
-def test_commands_refuse_a_fifo_at_once(
-    fifo: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_commands_refuse_a_fifo_at_once(fifo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     for argv in (
         ["inspect", str(fifo)],
         ["rename", str(fifo), "x"],

@@ -67,8 +67,6 @@ def command(**params: Any) -> int:
     return run(arguments(**params))
 
 
-
-
 def run(args: argparse.Namespace) -> int:
     from pitui.core.edit import WriteError
     from pitui.core.manager import find_entry, find_session

@@ -325,9 +325,7 @@ def diagnose_paths(
                 progress(done, len(paths))
     else:
         groups = _groups(list(paths), sizes, count)
-        with ProcessPoolExecutor(
-            max_workers=count, mp_context=pool_context()
-        ) as pool:
+        with ProcessPoolExecutor(max_workers=count, mp_context=pool_context()) as pool:
             done = 0
             for group in pool.map(_diagnose_group, groups, [largest] * len(groups)):
                 reports.extend(group)
@@ -1032,8 +1030,9 @@ def report_lines(
         out("  largest entries")
         for big in report.largest:
             what = f"{big.type}/{big.role}" if big.role else big.type
-            parts = ", ".join(f"{kind} {format_bytes(n)}"
-                              for kind, n in list(big.parts.items())[:3])
+            parts = ", ".join(
+                f"{kind} {format_bytes(n)}" for kind, n in list(big.parts.items())[:3]
+            )
             images = f"; {big.images} image{'s' if big.images != 1 else ''}" if big.images else ""
             out(
                 f"    line {big.line} (byte {big.offset})  {format_bytes(big.length)}  {big.uid} "

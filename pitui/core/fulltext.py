@@ -30,6 +30,7 @@ __all__ = [
 # Characters of one message body given to the full-text index (a 10 MB tool output is cut).
 FTS_BODY_CAP = 256 * 1024
 
+
 class TextHit(Record):
     """One full-text hit: the session file and the entry (id and byte range of its line).
 
@@ -85,7 +86,6 @@ class FtsResult(Record):
         self.line = line
         self.docs = docs
         self.error = error
-
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

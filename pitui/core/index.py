@@ -157,7 +157,6 @@ class Cached(Record):
         return SessionInfo.from_row(self.path, self.size, load_json(self.row))
 
 
-
 class Index:
     """The index database. Thread-safe (one connection behind a lock).
 

@@ -133,6 +133,7 @@ def utf16_slice(text: str, units: int) -> str:
 # ------------------------------------------------------------------------------------------------
 # Case
 
+
 # Case mappings that JavaScript (Node 20.20, ICU 78, Unicode 17) has and Python 3.11's Unicode 14
 # database lacks (new letters of Unicode 16/17; a Node with an older ICU lacks them too, so pi
 # itself differs between Node builds here). A full comparison of every code point's
@@ -447,4 +448,3 @@ def iso_from_ms(ms: float) -> str:
     return (
         f"{year_text}-{month:02d}-{day:02d}T{hours:02d}:{minutes:02d}:{seconds:02d}.{millis:03d}Z"
     )
-

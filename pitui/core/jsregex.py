@@ -673,5 +673,3 @@ def js_regex_search(regex: re.Pattern[str], text: str) -> int:
     """JavaScript's ``text.search(regex)`` for a :func:`compile_js_regex` result: index or -1."""
     match = regex.search(js_regex_subject(text))
     return -1 if match is None else match.start()
-
-

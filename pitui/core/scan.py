@@ -117,4 +117,3 @@ def subdirs(root: str, plain: list[str] | None = None) -> list[str]:
     except OSError:
         pass
     return sorted(dirs)
-

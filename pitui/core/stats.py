@@ -40,7 +40,6 @@ from pitui.core.pools import close_pool, pool_context
 from pitui.core.session import Session, SessionError
 
 if TYPE_CHECKING:
-
     from pitui.core.store import Scope, Store
 
 __all__ = [
@@ -105,7 +104,6 @@ class FileScan:
         """Oldest first; a file without a readable creation time goes last."""
         millis = parse_iso_ms(self.created)
         return (float("inf") if millis is None else float(millis), self.path)
-
 
 
 def scan_session(session: Session) -> FileScan:
@@ -323,9 +321,7 @@ def iter_scans(
     from concurrent.futures import Future, ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
-    pool = ProcessPoolExecutor(
-        max_workers=workers, mp_context=pool_context()
-    )
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=pool_context())
     pending: dict[Future[list[FileScan]], list[str]] = {}
     try:
         for group in groups:

@@ -67,6 +67,7 @@ NEWEST_NAMED_MAX_BYTES = 2 * 1024 * 1024  # (a big session is left to the listin
 # A file to summarise: (path, folder, key).
 _Stale = tuple[str, str, Key]
 
+
 class Listed(NamedTuple):
     """A listed session as ``pitui list --json`` needs it: what orders and filters it, and its
     element of the JSON array (:func:`~pitui.core.summary.listing_element`; ``None`` when
@@ -99,6 +100,7 @@ class Listed(NamedTuple):
 _path_of = operator.itemgetter(0)
 _modified_of = operator.itemgetter(1)
 
+
 def sort_sessions(sessions: Iterable[SessionInfo]) -> list[SessionInfo]:
     """pi's listing order: ``modified`` newest first; ties by path (pi leaves them unspecified)."""
     return sorted(sessions, key=lambda s: (-s.modified, s.path))
@@ -116,6 +118,7 @@ def __getattr__(name: str) -> Any:
 
         return SessionInfo
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 def newest_named(folders: Iterable[str]) -> list[SessionInfo]:
     """The sessions among the :data:`NEWEST_NAMED` newest ``.jsonl`` names of ``folders``
@@ -728,9 +731,7 @@ class Store:
         dirs = {c.path: c.dir for c in candidates}
         sizes = [c.key[0] for c in candidates if c.key]
         keep = self._filters_cwd(scope)
-        for results in pools.run_tasks(
-            tasks, sizes, pools.summarise_many, (), None, self.workers
-        ):
+        for results in pools.run_tasks(tasks, sizes, pools.summarise_many, (), None, self.workers):
             index.put(results, dirs)
             for result in results:
                 if result.row is not None:

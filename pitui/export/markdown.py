@@ -297,6 +297,8 @@ def _written_here(role: object) -> bool:
     """Whether a message of ``role`` is written as Markdown here (else the registry draws it:
     plug-ins, and the fallback for a role that is not even a string)."""
     return isinstance(role, str) and role in _WRITTEN_ROLES
+
+
 # facts that are names of things (ids, paths): code spans; the rest is prose
 _CODE_FACTS = {"Session", "Folder", "File", "Forked from"}
 

@@ -178,9 +178,7 @@ def draw_custom_entry(entry: RenderEntry, ctx: RenderContext) -> RenderableType:
     if model is None:
         return invalid_view(entry, ctx, "custom entry")
     label = safe_line(f"[{model.customType}]", max_chars=200, style=CUSTOM_STYLE)
-    heading = heading_line(
-        label, Style(), ctx, "extension data", _entry_time(model.timestamp)
-    )
+    heading = heading_line(label, Style(), ctx, "extension data", _entry_time(model.timestamp))
     if "data" not in model.model_fields_set:
         return view(heading, [note_line("(no data)")])
     return view(

@@ -293,4 +293,3 @@ def test_concurrent_pi_appends_and_pitui_labels_never_mix_lines(tmp_path: Path) 
     assert not reread.problems
     assert reread.labels["u"] == f"L{len(ours) - 1}"
     assert len(build_session_context(reread).messages) >= 2
-

@@ -173,7 +173,6 @@ def test_json_number_round_trips(value: float) -> None:
     assert dump_json_line(value) == text.encode() + b"\n"
 
 
-
 # ------------------------------------------------------------------------------------------------
 # Values
 

@@ -134,8 +134,20 @@ CASES: list[tuple[str, Any]] = [
     *(("upper", s) for s in STRINGS),
     *(("sessionName", s) for s in [*STRINGS, "a\r\n\r\nb", "\n\nx\ry\n", " \u2028a\rb "]),
     # (a slice that cuts a surrogate pair is left out: pitui drops the half pair on purpose)
-    *(("sliceTo", arg) for arg in [["abc", 0], ["abc", 2], ["abc", 9], ["a😀b", 1], ["a😀b", 3],
-                                   ["😀😀", 2], ["😀😀", 4], ["\ud83dx", 1], ["\ude00\ud83d", 1]]),
+    *(
+        ("sliceTo", arg)
+        for arg in [
+            ["abc", 0],
+            ["abc", 2],
+            ["abc", 9],
+            ["a😀b", 1],
+            ["a😀b", 3],
+            ["😀😀", 2],
+            ["😀😀", 4],
+            ["\ud83dx", 1],
+            ["\ude00\ud83d", 1],
+        ]
+    ),
     *(("dateParse", d) for d in DATES),
     *(("dateOf", v) for v in DATE_VALUES),
     *(("isoString", ms) for ms in ISO_MS),

@@ -50,4 +50,3 @@ def test_a_pool_made_while_threads_run_is_a_forkserver_pool() -> None:
     finally:
         stop.set()
         thread.join()
-

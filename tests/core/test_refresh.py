@@ -65,6 +65,10 @@ def test_longer_rewrite_in_place_is_not_read_as_growth(tmp_path: Path) -> None:
     assert session.refresh().kind == "replaced"
     assert [m.uid for m in session.entries] == ["m1", "m2", "m3"]
     assert session.problems == []
-    assert session.get("m1") is not None and session.raw(session.get("m1"))["message"][  # type: ignore[arg-type]
-        "content"
-    ] == "other"
+    assert (
+        session.get("m1") is not None
+        and session.raw(session.get("m1"))["message"][  # type: ignore[arg-type]
+            "content"
+        ]
+        == "other"
+    )

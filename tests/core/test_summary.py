@@ -352,8 +352,6 @@ def test_branch_count_counts_leaves(tmp_path: Path) -> None:
     assert info.branch_count == 1
 
 
-
-
 # ------------------------------------------------------------------------------ incremental
 
 

@@ -42,9 +42,7 @@ async def test_doctor_checks_the_selected_session(home: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = picker(app)
-        screen.session_list.selected = [item.path for item in screen.listed].index(
-            str(files[1])
-        )
+        screen.session_list.selected = [item.path for item in screen.listed].index(str(files[1]))
         await pilot.press("f3")
         await wait_for(pilot, lambda: isinstance(app.screen, DoctorScreen) and app.screen.lines
                        is not None, what="the report")  # fmt: skip
@@ -100,4 +98,3 @@ async def test_stats_with_nothing_listed_says_so(home: Path) -> None:
         await pilot.pause()
         assert isinstance(app.screen, PickerScreen)
         assert picker(app).status_text == "No sessions listed: nothing to count"
-

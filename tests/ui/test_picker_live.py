@@ -162,8 +162,10 @@ async def test_the_list_follows_a_writer_and_ends_as_a_fresh_load(
         os.rename(s1, renamed)
         await wait_for(
             pilot,
-            lambda: str(renamed) in [r.path for r in rows_of(app)]
-            and str(s1) not in [r.path for r in rows_of(app)],
+            lambda: (
+                str(renamed) in [r.path for r in rows_of(app)]
+                and str(s1) not in [r.path for r in rows_of(app)]
+            ),
             what="rename",
         )
         s4.unlink()

@@ -294,9 +294,7 @@ class SessionList(ScrollView, can_focus=False):
             title = one_line(row.title, room)
             line.append(title, title_style)
             line.append("  ", row_style)
-            line.append_text(
-                self._snippet(row, max(width - line.cell_len, 0), row_style)
-            )
+            line.append_text(self._snippet(row, max(width - line.cell_len, 0), row_style))
             return Strip(list(line.render(self.app.console))).adjust_cell_length(width, row_style)
         right = self.right_text(row)
         right_style = row_style + style_of(
