@@ -305,3 +305,19 @@ def read_line_at(fd: int, offset: int, length: int) -> bytes:
     if at_start and data.startswith(BOM):
         data = data[len(BOM) :]
     return data
+
+
+def has_session_header(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a regular file whose first line is a pi session header
+    (``{"type":"session",…}``, a BOM allowed): what an export must never overwrite, and what
+    pi or pitui may have trashed."""
+    try:
+        with open(open_regular(path), "rb") as handle:
+            first = handle.readline(1 << 20)
+    except OSError:
+        return False
+    try:
+        header = orjson.loads(first.removeprefix(BOM))
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(header, dict) and header.get("type") == "session"

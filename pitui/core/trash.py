@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
+from pitui.core.jsonl import has_session_header
+
 
 class TrashError(Exception):
     """The trash did not take the file, or cannot give it back; ``str(exc)`` is one line."""
@@ -170,21 +172,9 @@ def delete_permanently(path: str) -> None:
 
 
 def _is_session_file(path: str) -> bool:
-    """A regular file whose first line is a pi session header (what pi or pitui trashed)."""
-    import orjson
-
-    try:
-        if not os.path.isfile(path) or os.path.islink(path):
-            return False
-        with open(path, "rb") as handle:
-            first = handle.readline(1 << 20)
-    except OSError:
-        return False
-    try:
-        header = orjson.loads(first.lstrip(b"\xef\xbb\xbf"))
-    except orjson.JSONDecodeError:
-        return False
-    return isinstance(header, dict) and header.get("type") == "session"
+    """A regular file, not a link, whose first line is a pi session header (what pi or pitui
+    trashed)."""
+    return not os.path.islink(path) and has_session_header(path)
 
 
 def _inside(path: str, folder: Path) -> bool:

@@ -17,10 +17,9 @@ import re
 import stat
 from typing import Literal
 
-import orjson
-
 from pitui.core.context import Leaf
 from pitui.core.edit import WriteError, atomic_write, branch_file_entries, new_header
+from pitui.core.jsonl import has_session_header
 from pitui.core.models import dump_entry, dump_header
 from pitui.core.paths import sessions_root
 from pitui.core.session import Session
@@ -125,7 +124,7 @@ def _check_export_target(session: Session, path: str, force: bool) -> bool:
         raise WriteError(f"{path} exists and is not a regular file; nothing was written")
     if session.path != "<memory>" and _same_file(path, session.path):
         raise WriteError(f"{path} is the session being exported; nothing was written")
-    if _is_session_file(path) or (path.endswith(".jsonl") and _in_sessions_dir(path)):
+    if has_session_header(path) or (path.endswith(".jsonl") and _in_sessions_dir(path)):
         raise WriteError(f"{path} is a pi session; an export never replaces one")
     if not force:
         raise WriteError(f"{path} already exists (--force replaces it); nothing was written")
@@ -142,17 +141,3 @@ def _same_file(a: str, b: str) -> bool:
         return os.path.samefile(a, b)
     except OSError:
         return False
-
-
-def _is_session_file(path: str) -> bool:
-    """Whether the file's first line is a pi session header (``{"type":"session",…}``)."""
-    try:
-        with open(path, "rb") as handle:
-            first = handle.readline(1 << 20)
-    except OSError:
-        return False
-    try:
-        header = orjson.loads(first.removeprefix(b"\xef\xbb\xbf"))
-    except orjson.JSONDecodeError:
-        return False
-    return isinstance(header, dict) and header.get("type") == "session"
