@@ -91,12 +91,12 @@ class Terminal:
             os.close(self.master)
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
-def test_no_session_escape_sequence_reaches_the_terminal(tmp_path: Path) -> None:
+def store_env(tmp_path: Path, scenario: str) -> dict[str, str]:
+    """The environment of a pitui run on a store holding one fixture, nothing of the user's."""
     home = tmp_path / "home"
     agent = home / ".pi" / "agent"
-    copy_fixture(fixture_by_scenario("pi-written", "terminal-hostile"), agent, "/home/ana/webapp")
-    env = {
+    copy_fixture(fixture_by_scenario("pi-written", scenario), agent, "/home/ana/webapp")
+    return {
         "PATH": os.environ.get("PATH", ""),
         "HOME": str(home),
         "PI_CODING_AGENT_DIR": str(agent),
@@ -105,7 +105,13 @@ def test_no_session_escape_sequence_reaches_the_terminal(tmp_path: Path) -> None
         "TERM": "xterm-256color",
         "LANG": "C.UTF-8",
         "TZ": "UTC",
+        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
     }
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
+def test_no_session_escape_sequence_reaches_the_terminal(tmp_path: Path) -> None:
+    env = store_env(tmp_path, "terminal-hostile")
     term = Terminal([sys.executable, "-m", "pitui", "--all", "--no-watch"], env, tmp_path)
     try:
         term.wait_for(b"Resume Session")
@@ -135,19 +141,7 @@ def test_no_session_escape_sequence_reaches_the_terminal(tmp_path: Path) -> None
 def test_pitui_leaves_when_the_terminal_goes_away_with_sighup_ignored(tmp_path: Path) -> None:
     # Issue 24.12: with SIGHUP ignored (nohup, `trap '' HUP`, su) a closed terminal left pitui
     # running at full CPU, its input thread reading the dead terminal's end in a loop.
-    home = tmp_path / "home"
-    agent = home / ".pi" / "agent"
-    copy_fixture(fixture_by_scenario("pi-written", "minimal"), agent, "/home/ana/webapp")
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(home),
-        "PI_CODING_AGENT_DIR": str(agent),
-        "XDG_CACHE_HOME": str(tmp_path / "cache"),
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "TERM": "xterm-256color",
-        "LANG": "C.UTF-8",
-        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
-    }
+    env = store_env(tmp_path, "minimal")
     ignore_hup = "import os, signal, sys; signal.signal(signal.SIGHUP, signal.SIG_IGN); "
     run_pitui = "sys.argv = ['pitui', '--all', '--no-watch']; import runpy; "
     run = "runpy.run_module('pitui', run_name='__main__')"
