@@ -35,6 +35,8 @@ from pitui.core.models import (
 from pitui.core.paths import shorten_home
 from pitui.core.session import Session
 from pitui.core.units import format_count, format_local_time, plural
+from pitui.render.context import RenderContext, RenderEntry
+from pitui.render.fallback import fallback_view
 from pitui.render.images import image_placeholder
 from pitui.render.parts import (
     DIM,
@@ -48,11 +50,6 @@ from pitui.render.parts import (
     squash,
     syntax_block,
     usage_text,
-)
-from pitui.render.registry import (
-    RenderContext,
-    RenderEntry,
-    fallback_view,
 )
 from pitui.render.safe_text import MARKER_STYLE, safe_line
 

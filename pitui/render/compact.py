@@ -48,14 +48,11 @@ from pitui.render.blocks import (
     call_summary,
     typed,
 )
+from pitui.render.context import RenderContext, RenderEntry
 from pitui.render.parts import (
     DIM,
     squash,
     usage_text,
-)
-from pitui.render.registry import (
-    RenderContext,
-    RenderEntry,
 )
 from pitui.render.safe_text import safe_line
 

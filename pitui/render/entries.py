@@ -50,15 +50,12 @@ from pitui.render.blocks import (
     usage_line,
     view,
 )
+from pitui.render.context import RenderContext, RenderEntry
 from pitui.render.parts import (
     DIM,
     Indent,
     dump_json,
     json_block,
-)
-from pitui.render.registry import (
-    RenderContext,
-    RenderEntry,
 )
 from pitui.render.safe_text import safe_line
 

@@ -58,6 +58,7 @@ from pitui.render.blocks import (
     usage_line,
     view,
 )
+from pitui.render.context import RenderContext, RenderEntry
 from pitui.render.images import image_placeholder
 from pitui.render.parts import (
     DIM,
@@ -66,10 +67,6 @@ from pitui.render.parts import (
     output_block,
     squash,
     syntax_block,
-)
-from pitui.render.registry import (
-    RenderContext,
-    RenderEntry,
 )
 from pitui.render.safe_text import safe_line, safe_text
 

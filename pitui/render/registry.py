@@ -38,7 +38,8 @@ to import, is not callable or whose ``register`` raises is recorded in
 Lookup: an entry's key is (entry ``type``, message ``role``, ``customType``). Of the
 registrations whose fields all match, the most specific wins: one naming a ``customType`` beats
 one naming a role, which beats one naming only a type; with equal specificity the later
-registration wins. Nothing matching: the fallback view (heading plus folded raw JSON).
+registration wins. Nothing matching: the fallback view (heading plus folded raw JSON,
+:mod:`pitui.render.fallback`).
 
 Isolation: :meth:`RendererRegistry.render` runs the renderer, and wraps its result so that the
 drawing (where Rich renderables do most of their work) is checked too. If either raises, or the
@@ -58,7 +59,6 @@ the run — an export finishes, the session view keeps drawing, and quitting nev
 from __future__ import annotations
 
 import importlib.metadata
-import json
 import threading
 import time
 from collections import deque
@@ -66,16 +66,36 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar, overload
 
-import orjson
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.measure import Measurement
 from rich.protocol import is_renderable, rich_cast
-from rich.style import Style
 from rich.text import Text
 
+from pitui.render.context import (
+    CompactRenderer,
+    ModelFactory,
+    RenderContext,
+    RenderEntry,
+    Renderer,
+)
+from pitui.render.fallback import (
+    ERROR_STYLE,
+    compact_error,
+    exception_text,
+    fallback_compact,
+    fallback_view,
+)
 from pitui.render.isolation import DEFAULT_DEADLINE, Abandoned, call_with_deadline
+from pitui.render.plugins import (
+    ENTRY_POINT_GROUP,
+    PluginInfo,
+    PluginWarning,
+    callable_name,
+    discover_entry_points,
+    is_pitui_code,
+    order_entry_points,
+)
 from pitui.render.safe_text import (
-    MARKER_STYLE,
     SYMBOL_STYLE,
     one_line,
     safe_line,
@@ -101,123 +121,12 @@ __all__ = [
     "fallback_view",
 ]
 
-ENTRY_POINT_GROUP = "pitui.renderers"
 DEFAULT_TIME_BUDGET = 0.5
-#: The fallback folds the raw JSON to this many lines / characters unless ``ctx.expanded``.
-FALLBACK_MAX_LINES = 40
-FALLBACK_MAX_CHARS = 8_000
 #: Most recent failures kept in :attr:`RendererRegistry.failures`.
 MAX_FAILURES = 100
 
-ERROR_STYLE = Style(color="red", bold=True)
-HEADING_STYLE = Style(bold=True)
-
-ModelFactory = Callable[[Mapping[str, Any]], object]
-Renderer = Callable[["RenderEntry", "RenderContext"], RenderableType]
-CompactRenderer = Callable[["RenderEntry", "RenderContext"], "Text | str"]
 R = TypeVar("R", bound=Renderer)
 T = TypeVar("T")
-
-_NOT_VALIDATED = object()
-
-
-class RenderEntry:
-    """An entry to draw: the raw dict from the file and its model, validated on first use."""
-
-    __slots__ = ("_factory", "_model", "_model_error", "raw")
-
-    def __init__(
-        self,
-        raw: Mapping[str, Any],
-        model_factory: ModelFactory | None = None,
-        *,
-        model: object = _NOT_VALIDATED,
-    ) -> None:
-        """``model``: an already validated model (the factory is then never called)."""
-        self.raw = raw
-        self._factory = model_factory
-        self._model: object = model
-        self._model_error: Exception | None = None
-
-    def __repr__(self) -> str:
-        return f"RenderEntry(type={self.type!r}, role={self.role!r}, id={self.id!r})"
-
-    @property
-    def type(self) -> str | None:
-        value = self.raw.get("type")
-        return value if isinstance(value, str) else None
-
-    @property
-    def message(self) -> Mapping[str, Any] | None:
-        """The ``message`` object of a ``message`` entry."""
-        value = self.raw.get("message")
-        return value if isinstance(value, Mapping) else None
-
-    @property
-    def role(self) -> str | None:
-        """The message role of a ``message`` entry (None for other entries)."""
-        message = self.message if self.type == "message" else None
-        value = message.get("role") if message is not None else None
-        return value if isinstance(value, str) else None
-
-    @property
-    def custom_type(self) -> str | None:
-        """``customType`` of a ``custom`` / ``custom_message`` entry or of a ``custom`` message."""
-        value = self.raw.get("customType")
-        if value is None and self.type == "message" and self.message is not None:
-            value = self.message.get("customType")
-        return value if isinstance(value, str) else None
-
-    @property
-    def id(self) -> str | None:
-        value = self.raw.get("id")
-        return value if isinstance(value, str) else None
-
-    @property
-    def key(self) -> tuple[str | None, str | None, str | None]:
-        """The lookup key (type, role, customType)."""
-        return (self.type, self.role, self.custom_type)
-
-    def _validate(self) -> None:
-        if self._model is not _NOT_VALIDATED or self._model_error is not None:
-            return
-        if self._factory is None:
-            self._model = None
-            return
-        try:
-            self._model = self._factory(self.raw)
-        except Exception as exc:
-            self._model_error = exc
-
-    @property
-    def model(self) -> object:
-        """The validated model (None without a model factory); raises if validation failed."""
-        self._validate()
-        if self._model_error is not None:
-            raise self._model_error
-        return self._model
-
-    @property
-    def model_error(self) -> Exception | None:
-        """The exception validation raised, if any (validates on first use)."""
-        self._validate()
-        return self._model_error
-
-
-@dataclass(frozen=True)
-class RenderContext:
-    """What a renderer may know besides the entry."""
-
-    width: int = 80
-    theme: str = "textual-dark"
-    dark: bool = True
-    selected: bool = False
-    #: For a ``toolResult``: the ``toolCall`` content block it answers (raw dict), if known.
-    tool_call: Mapping[str, Any] | None = None
-    #: The session the entry belongs to (a ``pitui.core`` session object), if any.
-    session: object | None = None
-    #: The user asked to see everything ("show all"): no folding or truncation.
-    expanded: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -241,25 +150,6 @@ class Registration:
     def describe(self) -> str:
         text = f"renderer '{self.name}'"
         return f"{text} from plug-in '{self.plugin}'" if self.plugin else text
-
-
-@dataclass(frozen=True)
-class PluginInfo:
-    """An entry point of the ``pitui.renderers`` group, as listed (not imported)."""
-
-    name: str
-    value: str
-    distribution: str | None
-
-
-@dataclass(frozen=True)
-class PluginWarning:
-    plugin: str
-    value: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"renderer plug-in '{self.plugin}' ({self.value}): {self.message}"
 
 
 @dataclass(frozen=True)
@@ -298,104 +188,6 @@ def _patterns(key: Key) -> Iterator[Key]:
         if pattern not in seen:
             seen.add(pattern)
             yield pattern
-
-
-def _exc_text(exc: BaseException) -> str:
-    try:
-        message = str(exc)
-    except Exception:
-        message = "<unprintable message>"
-    text = type(exc).__name__
-    return f"{text}: {message}" if message else text
-
-
-def _json_default(obj: object) -> str:
-    return repr(obj)
-
-
-def _dump_json(raw: object) -> str:
-    """Pretty JSON of an entry; never raises (lone surrogates and odd objects included)."""
-    try:
-        return orjson.dumps(
-            raw, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS, default=_json_default
-        ).decode("utf-8")
-    except (TypeError, ValueError):
-        pass  # orjson rejects lone surrogates, which json keeps (ensure_ascii=False)
-    try:
-        return json.dumps(raw, indent=2, ensure_ascii=False, default=_json_default)
-    except (TypeError, ValueError, RecursionError):
-        pass
-    try:
-        return repr(raw)
-    except Exception as exc:
-        return f"<entry cannot be shown: {_exc_text(exc)}>"
-
-
-def _heading_label(entry: RenderEntry) -> str:
-    if entry.type == "message":
-        return entry.role or "message"
-    return entry.type or "no type"
-
-
-def _heading(entry: RenderEntry) -> Text:
-    heading = Text.assemble(("[", HEADING_STYLE), safe_line(_heading_label(entry), max_chars=80))
-    heading.append("]", HEADING_STYLE)
-    heading.stylize(HEADING_STYLE)
-    custom_type = entry.custom_type
-    if custom_type is not None:
-        heading.append(" ")
-        heading.append_text(safe_line(custom_type, max_chars=80))
-    return heading
-
-
-def fallback_view(entry: RenderEntry, ctx: RenderContext, *, note: Text | None = None) -> Group:
-    """The view of an entry nobody else draws (or whose renderer failed): heading plus raw JSON.
-
-    The JSON is folded to :data:`FALLBACK_MAX_LINES` lines unless ``ctx.expanded``.
-    """
-    heading = _heading(entry)
-    heading.append(" raw entry", MARKER_STYLE)
-    if ctx.expanded:
-        body = safe_text(_dump_json(entry.raw), max_chars=None)
-    else:
-        body = safe_text(
-            _dump_json(entry.raw), max_lines=FALLBACK_MAX_LINES, max_chars=FALLBACK_MAX_CHARS
-        )
-    if note is None:
-        return Group(heading, body)
-    note.end = "\n"  # one-line Texts end without a newline; in a Group it needs one
-    return Group(note, heading, body)
-
-
-def _preview(raw: Mapping[str, Any]) -> str:
-    """Some text of an entry for its one-line form."""
-    source: Mapping[str, Any] = raw
-    message = raw.get("message")
-    if raw.get("type") == "message" and isinstance(message, Mapping):
-        source = message
-    for key in ("content", "summary", "name", "label", "command", "output"):
-        value = source.get(key)
-        if isinstance(value, str) and value:
-            return value
-        if isinstance(value, list):
-            for block in value:
-                if isinstance(block, Mapping) and isinstance(block.get("text"), str):
-                    text: str = block["text"]
-                    return text
-    return ""
-
-
-def fallback_compact(entry: RenderEntry, ctx: RenderContext) -> Text:
-    """One line for an entry nobody else draws: ``[type] customType preview``."""
-    line = _heading(entry)
-    preview = _preview(entry.raw)
-    if preview:
-        line.append(" ")
-        line.append_text(safe_line(preview, max_chars=max(ctx.width, 1) * 2))
-    line.no_wrap = True
-    line.overflow = "ellipsis"
-    line.end = ""
-    return line
 
 
 def _one_line_text(text: Text) -> Text:
@@ -522,38 +314,14 @@ class RendererRegistry:
         self._loading_plugin: str | None = None
         self._loading = False
         if entry_points is not None:
-            self._entry_points = self._order_entry_points(entry_points)
+            self._entry_points = order_entry_points(entry_points)
         elif discover:
-            self._entry_points = self._discover()
+            self._entry_points, self._warnings = discover_entry_points()
         else:
             self._entry_points = []
         self._plugins_loaded = not self._entry_points
 
     # --- plug-ins ------------------------------------------------------------------------
-
-    @staticmethod
-    def _order_entry_points(
-        eps: Iterable[importlib.metadata.EntryPoint],
-    ) -> list[importlib.metadata.EntryPoint]:
-        unique: dict[tuple[str, str], importlib.metadata.EntryPoint] = {}
-        for ep in eps:
-            unique.setdefault((ep.name, ep.value), ep)
-
-        def sort_key(ep: importlib.metadata.EntryPoint) -> tuple[bool, str, str]:
-            module = ep.value.partition(":")[0].strip()
-            own = module == "pitui" or module.startswith("pitui.")
-            dist = ep.dist.name if ep.dist is not None else ""
-            return (not own, dist, ep.name)
-
-        return sorted(unique.values(), key=sort_key)
-
-    def _discover(self) -> list[importlib.metadata.EntryPoint]:
-        try:
-            eps = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
-        except Exception as exc:  # broken metadata somewhere on sys.path
-            self._warnings.append(PluginWarning("*", ENTRY_POINT_GROUP, _exc_text(exc)))
-            return []
-        return self._order_entry_points(eps)
 
     @property
     def plugins(self) -> list[PluginInfo]:
@@ -597,7 +365,7 @@ class RendererRegistry:
         try:
             register = ep.load()
         except (Exception, SystemExit) as exc:
-            self._warn(ep, one_line(f"import failed: {_exc_text(exc)}"))
+            self._warn(ep, one_line(f"import failed: {exception_text(exc)}"))
             return
         if not callable(register):
             self._warn(ep, f"{type(register).__name__} object is not callable")
@@ -608,7 +376,7 @@ class RendererRegistry:
             register(self)
         except (Exception, SystemExit) as exc:
             self._drop_registrations_since(before)
-            self._warn(ep, one_line(f"register() raised {_exc_text(exc)}"))
+            self._warn(ep, one_line(f"register() raised {exception_text(exc)}"))
         finally:
             self._loading_plugin = None
 
@@ -699,11 +467,11 @@ class RendererRegistry:
                 type=type,
                 role=role,
                 custom_type=custom_type,
-                name=one_line(name or _callable_name(renderer), 120),
+                name=one_line(name or callable_name(renderer), 120),
                 plugin=self._loading_plugin,
                 order=state.order,
                 time_budget=self.time_budget if time_budget == "default" else time_budget,
-                isolated=not _is_pitui_code(renderer) or not _is_pitui_code(compact),
+                isolated=not is_pitui_code(renderer) or not is_pitui_code(compact),
             )
             state.order += 1
             state.by_pattern.setdefault(registration.pattern, []).append(registration)
@@ -817,7 +585,7 @@ class RendererRegistry:
         exc: BaseException | str,
         when: Literal["call", "draw", "result", "model"],
     ) -> Group:
-        error = one_line(exc if isinstance(exc, str) else _exc_text(exc), 300)
+        error = one_line(exc if isinstance(exc, str) else exception_text(exc), 300)
         self._failures.append(
             RenderFailure(
                 reg.name if reg else "", reg.plugin if reg else None, entry.id, when, error
@@ -871,7 +639,7 @@ class RendererRegistry:
         if reg is None or reg.compact is None or reg.order in self._state.slow:
             return fallback_compact(entry, ctx)
         if entry.model_error is not None:
-            return _compact_error(entry, ctx)
+            return compact_error(entry, ctx)
         start = self.clock()
         compact = reg.compact
         try:
@@ -882,9 +650,9 @@ class RendererRegistry:
         except (Exception, SystemExit) as exc:
             self._note_time(reg, entry, self.clock() - start)
             self._failures.append(
-                RenderFailure(reg.name, reg.plugin, entry.id, "call", one_line(_exc_text(exc)))
+                RenderFailure(reg.name, reg.plugin, entry.id, "call", one_line(exception_text(exc)))
             )
-            return _compact_error(entry, ctx)
+            return compact_error(entry, ctx)
         self._note_time(reg, entry, self.clock() - start)
         if isinstance(result, str):
             return safe_line(result)
@@ -899,23 +667,4 @@ class RendererRegistry:
                 f"compact form returned {type(result).__name__}, not Text",
             )
         )
-        return _compact_error(entry, ctx)
-
-
-def _compact_error(entry: RenderEntry, ctx: RenderContext) -> Text:
-    line = Text("⚠ ", style=ERROR_STYLE, no_wrap=True, overflow="ellipsis", end="")
-    return line.append_text(fallback_compact(entry, ctx))
-
-
-def _is_pitui_code(func: object) -> bool:
-    """Whether ``func`` is pitui's own code (None counts: there is nothing to run)."""
-    if func is None:
-        return True
-    module = getattr(func, "__module__", None) or ""
-    return module == "pitui" or module.startswith("pitui.")
-
-
-def _callable_name(func: object) -> str:
-    module = getattr(func, "__module__", None)
-    qualname = getattr(func, "__qualname__", None) or type(func).__qualname__
-    return f"{module}.{qualname}" if module else str(qualname)
+        return compact_error(entry, ctx)
