@@ -243,3 +243,29 @@ async def test_the_watcher_stops_when_the_app_exits(tmp_path: Path) -> None:
         await pilot.press("escape")
     assert worker.is_finished
     assert not screen.watching
+
+
+async def test_a_session_restored_by_undo_is_not_marked_live(tmp_path: Path) -> None:
+    # the restore creates the file again: that is pitui's write, not pi working in it (issue 21)
+    cwd = str(tmp_path / "proj")
+    agent = agent_dir()
+    kept = write_session(agent, cwd, "k1", chain(["kept"]), name="k.jsonl")
+    gone = write_session(agent, cwd, "g1", chain(["deleted then restored"]), name="g.jsonl")
+    app = store_app(agent, cwd, watch=True, settings=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await watching(pilot, app, cwd)
+        index = [row.path for row in rows_of(app)].index(str(gone))
+        picker(app).query_one(SessionList).selected = index
+        await pilot.press("ctrl+d")
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not gone.exists(), what="the delete")
+        await wait_for(pilot, lambda: str(gone) not in [r.path for r in rows_of(app)])
+        await pilot.press("ctrl+z")
+        await wait_for(pilot, lambda: str(gone) in [r.path for r in rows_of(app)], what="undo")
+        # events arrive in order: once a later probe is seen, the restore's events were taken
+        await watching(pilot, app, cwd)
+        live = {row.path: row.live for row in picker(app).query_one(SessionList).rows}
+        assert live[str(gone)] is False and live[str(kept)] is False
+        assert str(gone) not in picker(app).marks.live

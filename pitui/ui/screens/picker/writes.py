@@ -187,6 +187,8 @@ class PickerWrites:
         from pitui.core import actions
 
         try:
+            # the file appearing again is our write, not pi working in it: no live mark
+            self.screen.marks.own_write(step.path, time.monotonic())
             actions.restore(step.path, step.trashed)
         except trash.TrashError as exc:
             self._later(self.screen.show_status, f"Cannot undo: {exc}", "error")
