@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from pitui.cli import main
-from pitui.core.manager import SessionManager, SessionNotFoundError, find_session
+from pitui.core.lookup import SessionNotFoundError, find_session
+from pitui.core.manager import SessionManager
 from pitui.core.session import Session
 
 

@@ -200,7 +200,7 @@ def run_picker(args: argparse.Namespace) -> int:
 
 
 def run_open(args: argparse.Namespace) -> int:
-    from pitui.core.manager import AmbiguousIdError, SessionNotFoundError, find_session
+    from pitui.core.lookup import AmbiguousIdError, SessionNotFoundError, find_session
     from pitui.core.paths import agent_dir
     from pitui.core.store import Store
     from pitui.ui.app import AppOptions

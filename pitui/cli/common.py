@@ -75,7 +75,7 @@ def arguments(**params: Any) -> argparse.Namespace:
         params["session_dir"] = ctx.find_root().params.get("session_dir")
     session_dir = params["session_dir"]
     if session_dir is not None:  # an id prefix is looked up in that folder (a path stays)
-        from pitui.core.manager import find_session
+        from pitui.core.lookup import find_session
 
         try:
             if isinstance(params.get("session"), str):

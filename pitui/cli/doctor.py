@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
 def _session_path(arg: str, session_dir: str | None) -> str:
     """The file named, or the session an id prefix names (a file that does not exist or is not
     a session is diagnosed as it is: that is the doctor's job)."""
-    from pitui.core.manager import find_session, is_path_argument
+    from pitui.core.lookup import find_session, is_path_argument
 
     if is_path_argument(arg) or os.path.exists(arg):
         return arg

@@ -69,7 +69,7 @@ def command(**params: Any) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from pitui.core.edit import WriteError
-    from pitui.core.manager import find_entry, find_session
+    from pitui.core.lookup import find_entry, find_session
     from pitui.core.session import Session
     from pitui.core.units import format_bytes
     from pitui.export import export_session, write_export

@@ -43,7 +43,7 @@ def command(**params: Any) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from pitui.core import actions
-    from pitui.core.manager import find_entry, find_session
+    from pitui.core.lookup import find_entry, find_session
     from pitui.core.session import Session
 
     try:

@@ -83,7 +83,7 @@ def inspect_json(session: Session, leaf: str | None = None) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pitui.core.manager import find_session
+    from pitui.core.lookup import find_session
     from pitui.core.session import Session
 
     try:

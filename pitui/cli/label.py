@@ -45,7 +45,7 @@ def command(**params: Any) -> int:
 def run(args: argparse.Namespace) -> int:
     from pitui.core import actions
     from pitui.core.js import js_trim
-    from pitui.core.manager import find_entry, find_session
+    from pitui.core.lookup import find_entry, find_session
     from pitui.core.session import Session
 
     text = None if args.clear else js_trim(args.label) or None

@@ -155,7 +155,7 @@ def _info_for(path: str) -> SessionInfo | None:
 def _select(
     args: argparse.Namespace, everything: list[SessionInfo], store: Store
 ) -> list[Candidate]:
-    from pitui.core.manager import find_session
+    from pitui.core.lookup import find_session
     from pitui.core.search import score
     from pitui.core.store import Store
 

@@ -18,15 +18,15 @@ import pytest
 
 from pitui.core import edit
 from pitui.core.context import build_session_context
-from pitui.core.manager import (
+from pitui.core.lookup import (
     AmbiguousIdError,
     EntryNotFoundError,
-    SessionManager,
     SessionNotFoundError,
     find_entry,
     find_most_recent_session,
     find_session,
 )
+from pitui.core.manager import SessionManager
 from pitui.core.models import (
     AssistantMessage,
     BranchSummaryEntry,
