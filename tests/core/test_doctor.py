@@ -18,11 +18,11 @@ import pytest
 from pitui.core import doctor
 from pitui.core.doctor import (
     FileReport,
-    PiVerdict,
     diagnose_bytes,
     diagnose_file,
     diagnose_paths,
 )
+from pitui.core.pi_verdict import PiVerdict
 from pitui.core.problems import Problem, ProblemKind
 from tests.conftest import FIXTURES, load_expected
 from tests.core.sessiondata import HEADER, assistant, chain, entry, jsonl, user
