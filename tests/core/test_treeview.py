@@ -22,13 +22,12 @@ from hypothesis import strategies as st
 from pitui.core.edit import resume_point
 from pitui.core.js import parse_iso_ms
 from pitui.core.session import EntryMeta, Session
+from pitui.core.tree_text import format_tool_call, searchable_text
 from pitui.core.treeview import (
     FILTER_MODES,
     FilterMode,
     TreeView,
     _kind,
-    format_tool_call,
-    searchable_text,
 )
 from pitui.core.units import format_label_time
 from tests.conftest import fixture_by_scenario

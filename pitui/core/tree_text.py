@@ -1,0 +1,312 @@
+"""How an entry reads in pi's tree selector: its row text (spec/ui-behaviour.md §3.6), the
+formatted tool calls, and the searchable text of §3.10 (pi's getSearchableText).
+
+Pure functions of an entry's JSON; :class:`pitui.core.treeview.TreeView` reads the entries,
+caches the texts and finds the tool call a tool result answers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from pitui.core.js import (
+    JS_WHITESPACE,
+    UNDEFINED,
+    js_join,
+    js_number_string,
+    js_string,
+    js_to_number,
+    js_trim,
+    js_truthy,
+    utf16_len,
+    utf16_slice,
+)
+from pitui.core.models import dump_json_line
+from pitui.core.paths import shorten_home
+from pitui.core.session import EntryMeta
+
+__all__ = [
+    "UNREADABLE",
+    "TextPart",
+    "TextRole",
+    "ToolCallLookup",
+    "entry_text",
+    "format_tool_call",
+    "query_words",
+    "searchable_text",
+    "spaces_for_controls",
+    "tool_calls_of",
+]
+
+#: Colour roles of row text: pi's theme names ("" = the default text colour).
+TextRole = Literal[
+    "", "accent", "success", "muted", "dim", "warning", "error", "borderAccent",
+    "customMessageLabel",
+]  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class TextPart:
+    """A piece of a row's text with its colour role; ``text`` holds no control character."""
+
+    text: str
+    role: TextRole = ""
+    italic: bool = False
+
+
+#: Parts of a row whose content could not be read (the file changed under us).
+UNREADABLE: Final = (TextPart("[unreadable entry]", "error"),)
+
+ToolCallLookup = Callable[[EntryMeta, Any], "tuple[Any, Any] | None"]
+"""(name, arguments) of the assistant toolCall that a toolResult entry answers, by call id."""
+
+
+def entry_text(
+    meta: EntryMeta, obj: dict[str, Any], tool_call: ToolCallLookup, home: str | None
+) -> tuple[TextPart, ...]:
+    """The text of an entry in the tree (§3.6), control characters already spaces; ``home``
+    is the directory shown as ``~`` in tool-call paths."""
+    return tuple(
+        TextPart(spaces_for_controls(part.text), part.role, part.italic)
+        for part in _entry_parts(meta, obj, tool_call, home)
+        if part.text
+    )
+
+
+def query_words(query: str) -> list[str]:
+    """A search query's lower-cased words, split on JavaScript white space (§3.10)."""
+    return [t for t in query.lower().translate(_WS_TO_SPACE).split(" ") if t]
+
+
+# ------------------------------------------------------------------------------------------------
+# JavaScript string behaviour the row texts depend on
+
+_CONTROL_TO_SPACE: Final = {c: " " for c in (*range(0x20), *range(0x7F, 0xA0))}
+_NEWLINE_TAB: Final = str.maketrans("\n\t", "  ")
+_WS_TO_SPACE: Final = str.maketrans({ch: " " for ch in JS_WHITESPACE})  # query split (JS \s)
+
+
+def spaces_for_controls(text: str) -> str:
+    """§3.5 pitui: every C0, DEL and C1 control becomes a space."""
+    return text.translate(_CONTROL_TO_SPACE) if not text.isprintable() else text
+
+
+def _normalize(text: str) -> str:
+    """§3.6 normalize: newlines and tabs become spaces, then JavaScript trim."""
+    return js_trim(text.translate(_NEWLINE_TAB))
+
+
+def _content_text(content: Any) -> str:
+    """A string content as is, or its text blocks concatenated without a separator."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    texts = []
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "text":
+            text = block.get("text")
+            if isinstance(text, str):
+                texts.append(text)
+    return "".join(texts)
+
+
+def _content_200(content: Any) -> str:
+    return utf16_slice(_content_text(content), 200)
+
+
+def format_tool_call(name: Any, arguments: Any, home: str | None = None) -> str:
+    """A tool call as pi's tree shows it (§3.6 "Formatted tool calls")."""
+    args = arguments if isinstance(arguments, dict) else {}
+
+    def arg(key: str) -> Any:
+        return args.get(key, UNDEFINED)
+
+    def first(*keys: str, default: str = "") -> str:
+        for key in keys:
+            value = arg(key)
+            if js_truthy(value):
+                return js_string(value)
+        return default
+
+    def short(path: str) -> str:
+        return shorten_home(path, home)
+
+    tool = js_string(name) if name is not None else "undefined"
+    if name == "read":
+        display = short(first("path", "file_path"))
+        offset, limit = arg("offset"), arg("limit")
+        if offset is not UNDEFINED or limit is not UNDEFINED:
+            start: Any = 1 if offset is UNDEFINED or offset is None else offset
+            display += f":{js_string(start)}"
+            if limit is not UNDEFINED and isinstance(start, int | float):
+                end = js_to_number(start) + js_to_number(limit) - 1
+                if end and not math.isnan(end):
+                    display += f"-{js_number_string(end)}"
+        return f"[read: {display}]"
+    if name in ("write", "edit"):
+        return f"[{name}: {short(first('path', 'file_path'))}]"
+    if name == "bash":
+        raw = first("command")
+        command = utf16_slice(js_trim(raw.translate(_NEWLINE_TAB)), 50)
+        return f"[bash: {command}{'...' if utf16_len(raw) > 50 else ''}]"
+    if name == "grep":
+        return f"[grep: /{first('pattern')}/ in {short(first('path', default='.'))}]"
+    if name == "find":
+        return f"[find: {first('pattern')} in {short(first('path', default='.'))}]"
+    if name == "ls":
+        return f"[ls: {short(first('path', default='.'))}]"
+    try:
+        compact = dump_json_line(arguments).decode("utf-8", "replace")[:-1]
+    except TypeError:
+        compact = "{}"
+    cut = utf16_slice(compact, 40)
+    return f"[{tool}: {cut}{'...' if utf16_len(compact) > 40 else ''}]"
+
+
+def _compaction_tokens(value: Any) -> str:
+    """``Math.round(tokensBefore / 1000)``: half rounds up (12500 → 13), as JavaScript does."""
+    number = js_to_number(value)
+    if math.isnan(number):
+        return "NaN"
+    if math.isinf(number):
+        return "Infinity" if number > 0 else "-Infinity"
+    return js_number_string(math.floor(number / 1000 + 0.5))
+
+
+def tool_calls_of(obj: dict[str, Any]) -> Iterable[tuple[str, Any, Any]]:
+    """(id, name, arguments) of each toolCall block of an assistant message entry."""
+    message = obj.get("message")
+    if not isinstance(message, dict):
+        return ()
+    content = message.get("content")
+    if not isinstance(content, list):
+        return ()
+    return [
+        (block["id"], block.get("name"), block.get("arguments"))
+        for block in content
+        if isinstance(block, dict)
+        and block.get("type") == "toolCall"
+        and isinstance(block.get("id"), str)
+    ]
+
+
+def searchable_text(obj: dict[str, Any]) -> str:
+    """§3.10 searchable text of an entry without its label (pi's getSearchableText), as is."""
+    etype = obj.get("type")
+    parts: list[Any] = []
+    if etype == "message":
+        message = obj.get("message")
+        if isinstance(message, dict):
+            role = message.get("role", UNDEFINED)
+            parts.append(role)
+            content = message.get("content")
+            if js_truthy(content):
+                parts.append(_content_200(content))
+            if role == "bashExecution" and js_truthy(message.get("command")):
+                parts.append(message.get("command"))
+    elif etype == "custom_message":
+        parts.append(obj.get("customType", UNDEFINED))
+        content = obj.get("content")
+        parts.append(content if isinstance(content, str) else _content_200(content))
+    elif etype == "compaction":
+        parts.append("compaction")
+    elif etype == "branch_summary":
+        parts.extend(("branch summary", obj.get("summary", UNDEFINED)))
+    elif etype == "session_info":
+        parts.append("title")
+        if js_truthy(obj.get("name")):
+            parts.append(obj.get("name"))
+    elif etype == "model_change":
+        parts.extend(("model", obj.get("modelId", UNDEFINED)))
+    elif etype == "thinking_level_change":
+        parts.extend(("thinking", obj.get("thinkingLevel", UNDEFINED)))
+    elif etype == "custom":
+        parts.extend(("custom", obj.get("customType", UNDEFINED)))
+    elif etype == "label":
+        label = obj.get("label")
+        parts.extend(("label", "" if label is None else label))
+    return js_join(parts, " ")
+
+
+def _entry_parts(
+    meta: EntryMeta, obj: dict[str, Any], tool_call: ToolCallLookup, home: str | None
+) -> list[TextPart]:
+    etype = obj.get("type")
+    if obj.get("_unreadable"):
+        return list(UNREADABLE)
+    if etype == "message":
+        message = obj.get("message")
+        return _message_parts(meta, message if isinstance(message, dict) else {}, tool_call, home)
+    if etype == "custom_message":
+        text = _content_text(obj.get("content"))
+        return [
+            TextPart(f"[{js_string(obj.get('customType', UNDEFINED))}]: ", "customMessageLabel"),
+            TextPart(_normalize(text)),
+        ]
+    if etype == "compaction":
+        tokens = _compaction_tokens(obj.get("tokensBefore", UNDEFINED))
+        return [TextPart(f"[compaction: {tokens}k tokens]", "borderAccent")]
+    if etype == "branch_summary":
+        summary = obj.get("summary")
+        return [
+            TextPart("[branch summary]: ", "warning"),
+            TextPart(_normalize(summary) if isinstance(summary, str) else ""),
+        ]
+    if etype == "model_change":
+        return [TextPart(f"[model: {js_string(obj.get('modelId', UNDEFINED))}]", "dim")]
+    if etype == "thinking_level_change":
+        level = js_string(obj.get("thinkingLevel", UNDEFINED))
+        return [TextPart(f"[thinking: {level}]", "dim")]
+    if etype == "custom":
+        return [TextPart(f"[custom: {js_string(obj.get('customType', UNDEFINED))}]", "dim")]
+    if etype == "label":
+        label = obj.get("label")
+        shown = "(cleared)" if label is None else js_string(label)
+        return [TextPart(f"[label: {shown}]", "dim")]
+    if etype == "session_info":
+        name = obj.get("name")
+        if js_truthy(name):
+            return [TextPart(f"[title: {js_string(name)}]", "dim")]
+        return [
+            TextPart("[title: ", "dim"),
+            TextPart("empty", "dim", True),
+            TextPart("]", "dim"),
+        ]
+    return [TextPart(f"[{meta.type}]", "dim")]
+
+
+def _message_parts(
+    meta: EntryMeta, message: dict[str, Any], tool_call: ToolCallLookup, home: str | None
+) -> list[TextPart]:
+    role = message.get("role", UNDEFINED)
+    if role == "user":
+        return [
+            TextPart("user: ", "accent"),
+            TextPart(_normalize(_content_200(message.get("content")))),
+        ]
+    if role == "assistant":
+        head = TextPart("assistant: ", "success")
+        text = _normalize(_content_200(message.get("content")))
+        if text:
+            return [head, TextPart(text)]
+        if message.get("stopReason") == "aborted":
+            return [head, TextPart("(aborted)", "muted")]
+        error = message.get("errorMessage")
+        if isinstance(error, str) and error:
+            return [head, TextPart(utf16_slice(_normalize(error), 80), "error")]
+        return [head, TextPart("(no content)", "muted")]
+    if role == "toolResult":
+        call = tool_call(meta, message.get("toolCallId"))
+        if call is not None:
+            return [TextPart(format_tool_call(call[0], call[1], home), "muted")]
+        name = message.get("toolName")
+        return [TextPart(f"[{'tool' if name is None else js_string(name)}]", "muted")]
+    if role == "bashExecution":
+        command = message.get("command")
+        text = _normalize(command) if isinstance(command, str) else ""
+        return [TextPart(f"[bash]: {text}", "dim")]
+    return [TextPart(f"[{js_string(role)}]", "dim")]
