@@ -15,9 +15,9 @@ from textual.app import App
 
 from pitui.cli import main
 from pitui.core import edit
-from pitui.core.models import dump_entry, dump_header
 from pitui.core.session import Session
 from pitui.core.stats import StatsBuilder, StatsReport, collect_stats, scan_file
+from pitui.core.stringify import dump_entry, dump_header
 from pitui.ui.app import stylesheets
 from pitui.ui.screens.stats import StatsScreen, StatsSource
 from pitui.ui.widgets.stats_panel import StatsPanel, spend_chart

@@ -45,10 +45,10 @@ from pitui.core import edit, journal
 from pitui.core import trash as trash_files
 from pitui.core.edit import FileBusyError, WriteError
 from pitui.core.jsonl import parse_json_line
-from pitui.core.models import dump_entry
 from pitui.core.paths import open_regular
 from pitui.core.problems import ProblemKind
 from pitui.core.session import EntryMeta, Session
+from pitui.core.stringify import dump_entry
 
 __all__ = [
     "FileBusyError",

@@ -30,9 +30,9 @@ from stat import S_ISREG
 from typing import Any
 
 from pitui.core.js import normalize_session_name
-from pitui.core.models import dump_entry, dump_header
 from pitui.core.paths import open_regular
 from pitui.core.session import EntryMeta, Session
+from pitui.core.stringify import dump_entry, dump_header
 
 try:
     import fcntl

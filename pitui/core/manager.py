@@ -60,8 +60,6 @@ from pitui.core.models import (
     Role,
     SessionHeader,
     UnknownMessage,
-    dump_entry,
-    dump_header,
     parse_entry,
     parse_header,
     parse_message,
@@ -69,6 +67,7 @@ from pitui.core.models import (
 )
 from pitui.core.paths import session_dir_for, session_file_name
 from pitui.core.session import EntryMeta, Session
+from pitui.core.stringify import dump_entry, dump_header
 from pitui.core.summary import SessionInfo
 
 __all__ = [

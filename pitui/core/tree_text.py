@@ -24,9 +24,9 @@ from pitui.core.js import (
     utf16_len,
     utf16_slice,
 )
-from pitui.core.models import dump_json_line
 from pitui.core.paths import shorten_home
 from pitui.core.session import EntryMeta
+from pitui.core.stringify import dump_json_line
 
 __all__ = [
     "UNREADABLE",

@@ -19,8 +19,8 @@ import orjson
 
 from pitui.core import edit, paths
 from pitui.core.manager import SessionManager
-from pitui.core.models import dump_header
 from pitui.core.session import Session
+from pitui.core.stringify import dump_header
 from pitui.demo.chat import MODELS, Chat, Clock, Model
 from pitui.demo.scenario import (
     Mark,

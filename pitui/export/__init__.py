@@ -20,9 +20,9 @@ from typing import Literal
 from pitui.core.context import Leaf
 from pitui.core.edit import WriteError, atomic_write, branch_file_entries, new_header
 from pitui.core.jsonl import has_session_header
-from pitui.core.models import dump_entry, dump_header
 from pitui.core.paths import sessions_root
 from pitui.core.session import Session
+from pitui.core.stringify import dump_entry, dump_header
 from pitui.export.document import ExportDocument, build_document
 from pitui.export.html import to_html
 from pitui.export.markdown import to_markdown

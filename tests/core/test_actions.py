@@ -17,9 +17,9 @@ import pytest
 
 from pitui.cli import main
 from pitui.core import actions, edit, journal, trash
-from pitui.core.models import dump_entry
 from pitui.core.paths import sessions_root
 from pitui.core.session import Session
+from pitui.core.stringify import dump_entry
 from pitui.launch import resume_argv
 from tests.core.sessiondata import assistant, entry, jsonl, user
 

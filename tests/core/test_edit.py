@@ -17,8 +17,8 @@ import pytest
 
 from pitui.core import actions, edit
 from pitui.core.context import build_session_context
-from pitui.core.models import dump_entry, dump_header
 from pitui.core.session import Session
+from pitui.core.stringify import dump_entry, dump_header
 from tests.core.sessiondata import assistant, entry, jsonl, ts, user
 
 HEX8 = re.compile(r"[0-9a-f]{8}")

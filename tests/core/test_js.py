@@ -24,7 +24,7 @@ from pitui.core.js import (
     normalize_session_name,
     parse_iso_ms,
 )
-from pitui.core.models import dump_json_line
+from pitui.core.stringify import dump_json_line
 
 # ------------------------------------------------------------------------------------------------
 # Timestamps (values from Node's `new Date(s).getTime()`)

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from pitui.core import models as m
+from pitui.core import stringify
 from tests.conftest import CORPORA, FIXTURES, fixture_by_scenario
 
 # A serialisation that does not match the declared union (pydantic's UserWarning) is a bug here.
@@ -126,23 +127,23 @@ def test_fixture_lines_parse_round_trip_and_reserialise(path: Path) -> None:
             header = m.parse_header(raw)
             assert header is not None
             assert m.to_raw(header) == raw
-            assert m.dump_header(raw) == expected
-            assert m.dump_header(header) == expected
-            assert m.dump_header(_scramble(raw, PI_KEY_ORDER["session"])) == expected
+            assert stringify.dump_header(raw) == expected
+            assert stringify.dump_header(header) == expected
+            assert stringify.dump_header(_scramble(raw, PI_KEY_ORDER["session"])) == expected
             continue
         entry = m.parse_entry(raw)
         assert not isinstance(entry, m.UnknownEntry), entry.error
         inner = list(_unknowns(entry))
         assert not inner, [u.error for u in inner]
         assert m.to_raw(entry) == raw
-        assert m.dump_entry(raw) == expected
+        assert stringify.dump_entry(raw) == expected
         # From a model the value is the same; nested key order is the models' field order, which
         # cannot follow every line (pi puts e.g. errorMessage before or after timestamp).
-        assert _load(m.dump_entry(entry)) == raw
+        assert _load(stringify.dump_entry(entry)) == raw
         # pi's order is restored, not merely preserved: every key in the fixtures is a known one.
         known = PI_KEY_ORDER[raw["type"]]
         assert set(raw) <= set(known)
-        assert m.dump_entry(_scramble(raw, known)) == expected
+        assert stringify.dump_entry(_scramble(raw, known)) == expected
 
 
 def test_fixtures_cover_every_entry_model_and_role() -> None:
@@ -216,7 +217,7 @@ def test_lone_surrogate_lines_round_trip_losslessly() -> None:
             assert "\ud83d (cut mid-emoji)" in text and "\udc00\ud800" in text and "\x00" in text
             with pytest.raises(TypeError):
                 orjson.dumps(raw)  # why dump_json_line needs its own string encoder
-            assert m.dump_entry(raw) == line + b"\n"
+            assert stringify.dump_entry(raw) == line + b"\n"
     assert seen == 2
 
 
@@ -285,7 +286,9 @@ def test_unknown_type_keeps_common_fields_and_has_no_error() -> None:
     )
     assert entry.error is None
     assert m.to_raw(entry) == raw
-    assert m.dump_entry(entry) == orjson.dumps(raw) + b"\n"  # unknown types keep their key order
+    assert (
+        stringify.dump_entry(entry) == orjson.dumps(raw) + b"\n"
+    )  # unknown types keep their key order
 
 
 @pytest.mark.parametrize("raw", [{"id": "x"}, {"type": 3, "id": "x"}, {"type": None}])
@@ -425,7 +428,7 @@ def test_header_parsing() -> None:
     assert (header.version, header.timestamp, header.cwd) == (1, None, None)
     assert header.invalid_fields == {"version": "3", "timestamp": 5, "cwd": 5}
     assert m.to_raw(header) == odd
-    assert m.dump_header(header) == m.dump_header(odd)
+    assert stringify.dump_header(header) == stringify.dump_header(odd)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -630,22 +633,25 @@ def test_constants() -> None:
 def test_dump_entry_uses_pi_key_order() -> None:
     label = {"label": "x", "targetId": "c", "timestamp": "T", "parentId": "b", "id": "a"}
     label["type"] = "label"
-    assert m.dump_entry(label) == (
+    assert stringify.dump_entry(label) == (
         b'{"type":"label","id":"a","parentId":"b","timestamp":"T","targetId":"c","label":"x"}\n'
     )
     custom: dict[str, Any] = {"id": "a", "parentId": None, "timestamp": "T", "type": "custom"}
     custom["customType"] = "k"
     custom["data"] = {"z": 1, "a": 2}  # nested objects keep their order
-    assert m.dump_entry(custom) == (
+    assert stringify.dump_entry(custom) == (
         b'{"type":"custom","customType":"k","data":{"z":1,"a":2},"id":"a","parentId":null,'
         b'"timestamp":"T"}\n'
     )
     extra = {"zz": 1, "type": "session_info", "aa": 2, "name": "n", "id": "i"}
-    assert m.dump_entry(extra) == b'{"type":"session_info","id":"i","name":"n","zz":1,"aa":2}\n'
+    assert (
+        stringify.dump_entry(extra)
+        == b'{"type":"session_info","id":"i","name":"n","zz":1,"aa":2}\n'
+    )
     unknown = {"b": 1, "type": "future", "a": 2}
-    assert m.dump_entry(unknown) == b'{"b":1,"type":"future","a":2}\n'
+    assert stringify.dump_entry(unknown) == b'{"b":1,"type":"future","a":2}\n'
     header = {"cwd": "/", "id": "s", "type": "session", "x": 1, "version": 3, "timestamp": "T"}
-    assert m.dump_header(header) == (
+    assert stringify.dump_header(header) == (
         b'{"type":"session","version":3,"id":"s","timestamp":"T","cwd":"/","x":1}\n'
     )
 
@@ -671,23 +677,23 @@ def test_dump_entry_writes_like_json_stringify() -> None:
         '"floats":[0.0000075,1e-7,1,0,1e+21,10000000000000000,0.1,123456789012345680000],'
         '"big":1180591620717411303424,"neg":-18446744073709551616}}\n'
     )
-    assert m.dump_entry(entry) == expected.encode("utf-8")
+    assert stringify.dump_entry(entry) == expected.encode("utf-8")
 
 
 def test_dump_rejects_what_is_not_json() -> None:
     with pytest.raises(TypeError):
-        m.dump_entry({"type": "custom", "data": {1, 2}})
+        stringify.dump_entry({"type": "custom", "data": {1, 2}})
     with pytest.raises(TypeError):
-        m.dump_entry({"type": "custom", "data": {1: 2}})
+        stringify.dump_entry({"type": "custom", "data": {1: 2}})
     with pytest.raises(TypeError):
-        m.dump_entry(["type", "custom"])  # type: ignore[arg-type]
+        stringify.dump_entry(["type", "custom"])  # type: ignore[arg-type]
 
 
 def test_dump_handles_nesting_deeper_than_orjson() -> None:
     depth = 600
     line = b'{"type":"custom","customType":"d","data":' + b"[" * depth + b"]" * depth + b"}"
     raw = orjson.loads(line)
-    assert m.dump_entry(raw) == line + b"\n"
+    assert stringify.dump_entry(raw) == line + b"\n"
     assert m.to_raw(m.parse_entry(raw)) == raw
 
 
@@ -716,7 +722,7 @@ def test_dump_json_line_matches_node() -> None:
     node_lines = result.stdout.split(b"\n")
     assert len(node_lines) == len(values)
     for value, node_line in zip(json.loads(payload), node_lines, strict=True):
-        assert m.dump_json_line(value) == node_line + b"\n"
+        assert stringify.dump_json_line(value) == node_line + b"\n"
 
 
 # ------------------------------------------------------------------------------------------------
@@ -828,13 +834,13 @@ def _check_random_value(raw: Any) -> None:
     header = m.parse_header(raw)
     if header is not None:
         assert m.to_raw(header) == raw
-    line = m.dump_json_line(raw)
+    line = stringify.dump_json_line(raw)
     assert line.endswith(b"\n") and b"\n" not in line[:-1]
     assert _same_as_js(json.loads(line), raw)
     if isinstance(raw, dict):
-        reordered = m.order_entry_keys(raw)
+        reordered = stringify.order_entry_keys(raw)
         assert reordered == raw
-        assert _same_as_js(json.loads(m.dump_entry(raw)), reordered)
+        assert _same_as_js(json.loads(stringify.dump_entry(raw)), reordered)
 
 
 @settings(max_examples=100, deadline=None)
