@@ -35,8 +35,8 @@ from pitui.core.paths import normalize_session_path, shorten_home
 
 if TYPE_CHECKING:
     from pitui.core.search import Query
+    from pitui.core.session_info import SessionInfo
     from pitui.core.store import Store
-    from pitui.core.summary import SessionInfo
 
 # The core (pydantic models, search) is imported when the command runs: `pitui --help` and the
 # other commands start without it.
@@ -142,7 +142,8 @@ def _validate(args: argparse.Namespace) -> None:
 
 
 def _info_for(path: str) -> SessionInfo | None:
-    from pitui.core.summary import SessionInfo, summarise_file
+    from pitui.core.session_info import SessionInfo
+    from pitui.core.summary import summarise_file
 
     summary = summarise_file(path)
     if summary.row is None:

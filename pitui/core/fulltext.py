@@ -200,9 +200,8 @@ def extract_bodies(task: FtsTask) -> FtsResult:
 
 
 def _extract(fd: int, task: FtsTask) -> FtsResult:
-    from pitui.core.jsonl import BOM, parse_json_line
+    from pitui.core.jsonl import BOM, parse_json_line, read_lines
     from pitui.core.migrate import header_version, v1_id
-    from pitui.core.summary import read_lines
 
     size = os.fstat(fd).st_size
     docs: list[tuple[str, str, int, int, str]] = []

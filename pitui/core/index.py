@@ -40,7 +40,8 @@ from pitui.core.record import Record
 
 if TYPE_CHECKING:
     # (imported where used: a warm listing needs none of the parsing code)
-    from pitui.core.summary import FileSummary, Resume, SessionInfo
+    from pitui.core.session_info import SessionInfo
+    from pitui.core.summary import FileSummary, Resume
 
 __all__ = [
     "FTS_RANK_MAX",
@@ -150,7 +151,8 @@ class Cached(Record):
         return (self.size, self.mtime_ns, self.ino, self.dev)
 
     def info(self) -> SessionInfo | None:
-        from pitui.core.summary import SessionInfo, load_json
+        from pitui.core.session_info import SessionInfo
+        from pitui.core.summary import load_json
 
         if self.row is None:
             return None
@@ -325,7 +327,7 @@ class Index:
         """What a listing checks and shows of the files directly in ``dirs`` (all when
         ``None``): plain tuples ``(path, brief, payload)``, where ``brief`` is the column
         :func:`_listing_columns` describes and ``payload`` the ``SessionInfo.to_row()`` JSON, or
-        with ``brief=True`` its :func:`~pitui.core.summary.listing_element` (``None`` for a file
+        with ``brief=True`` its :func:`~pitui.core.session_info.listing_element` (``None`` for a file
         that is not a session). Three columns, no objects: a warm listing is mostly this."""
         payload = "listing" if brief else "row"
         return self._select(f"path, brief, {payload}", dirs)
@@ -664,8 +666,8 @@ def _listing_columns(result: FileSummary) -> tuple[int | None, bytes, bytes | No
     ``brief`` is marshal of ``(key,)`` for a file that is not a session, else of ``(key,
     modified, parentSessionPath, name, cwd, id)``; marshal is decoded faster than JSON, and a
     warm listing imports no JSON library. ``listing`` is the session's element of ``pitui list
-    --json`` (:func:`~pitui.core.summary.listing_element`)."""
-    from pitui.core.summary import SessionInfo, listing_element
+    --json`` (:func:`~pitui.core.session_info.listing_element`)."""
+    from pitui.core.session_info import SessionInfo, listing_element
 
     if result.row is None:
         return None, marshal.dumps((tuple(result.key),)), None

@@ -67,8 +67,8 @@ from pitui.core.models import (
 )
 from pitui.core.paths import session_dir_for, session_file_name
 from pitui.core.session import EntryMeta, Session
+from pitui.core.session_info import SessionInfo
 from pitui.core.stringify import dump_entry, dump_header
-from pitui.core.summary import SessionInfo
 
 __all__ = [
     "ContextResult",

@@ -43,7 +43,8 @@ from pitui.core.scan import Candidate, Key, Scan, scan_dirs, subdirs
 if TYPE_CHECKING:
     # (imported where used: a warm listing needs neither the parsing code nor the search)
     from pitui.core.search import Row, S, SearchableSession, SortMode
-    from pitui.core.summary import FileSummary, Resume, SessionInfo
+    from pitui.core.session_info import SessionInfo
+    from pitui.core.summary import FileSummary, Resume
 
 __all__ = [
     "Candidate",
@@ -70,7 +71,7 @@ _Stale = tuple[str, str, Key]
 
 class Listed(NamedTuple):
     """A listed session as ``pitui list --json`` needs it: what orders and filters it, and its
-    element of the JSON array (:func:`~pitui.core.summary.listing_element`; ``None`` when
+    element of the JSON array (:func:`~pitui.core.session_info.listing_element`; ``None`` when
     orjson cannot write it). A :class:`~pitui.core.search.SearchableSession` whose searchable
     text has no message text (like a :class:`SessionInfo` before its texts are loaded)."""
 
@@ -114,7 +115,7 @@ def _expand(path: str) -> str:
 
 def __getattr__(name: str) -> Any:
     if name == "SessionInfo":  # re-exported, imported on first use
-        from pitui.core.summary import SessionInfo
+        from pitui.core.session_info import SessionInfo
 
         return SessionInfo
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -124,7 +125,8 @@ def newest_named(folders: Iterable[str]) -> list[SessionInfo]:
     """The sessions among the :data:`NEWEST_NAMED` newest ``.jsonl`` names of ``folders``
     (pi's names start with the creation time), each read now; unreadable or big files, and
     files that are no session, are left out. A first page when the index has none."""
-    from pitui.core.summary import SessionInfo, summarise_file
+    from pitui.core.session_info import SessionInfo
+    from pitui.core.summary import summarise_file
 
     names: list[tuple[str, str]] = []
     for folder in folders:
@@ -444,7 +446,8 @@ class Store:
         changed, and the rows of files that are gone. With ``reuse`` (``Store._known``) an
         unchanged file's record is the one given last time, and ``reuse`` is kept current."""
         if not brief:
-            from pitui.core.summary import SessionInfo, load_json
+            from pitui.core.session_info import SessionInfo
+            from pitui.core.summary import load_json
         unmarshal = marshal.loads
         new = tuple.__new__
         ready: list[Any] = []
@@ -519,7 +522,7 @@ class Store:
     ) -> Iterator[list[SessionInfo] | list[Listed]]:
         """Batches of the sessions of ``stale`` files, summarised newest first (a file that
         grew from where it stopped), as :meth:`_iter` hands them out; the index keeps them."""
-        from pitui.core.summary import SessionInfo
+        from pitui.core.session_info import SessionInfo
 
         loaded, total = counts
         index = self.index
@@ -723,7 +726,7 @@ class Store:
         return done
 
     def _load_into(self, index: Index, scope: Scope) -> list[SessionInfo]:
-        from pitui.core.summary import SessionInfo
+        from pitui.core.session_info import SessionInfo
 
         sessions: list[SessionInfo] = []
         candidates = self.candidates(scope)

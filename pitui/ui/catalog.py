@@ -15,8 +15,8 @@ from typing import Any, Literal, Protocol, cast
 
 from pitui.core import paths
 from pitui.core.search import Row
+from pitui.core.session_info import SessionInfo
 from pitui.core.store import Store, hit_snippet
-from pitui.core.summary import SessionInfo
 
 Scope = Literal["current", "all"]
 SortMode = Literal["threaded", "recent", "relevance"]

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from pitui.core import store as store_module
+from pitui.core.session_info import SessionInfo
 from pitui.core.store import Store
-from pitui.core.summary import SessionInfo
 from pitui.ui.catalog import StoreCatalog, sort_items
 from tests.core.sessiondata import HEADER, chain, jsonl
 

@@ -17,8 +17,8 @@ import pytest
 
 from pitui.cli.common import json_text
 from pitui.core.search import SortMode
+from pitui.core.session_info import listing_element
 from pitui.core.store import Scope, Store
-from pitui.core.summary import listing_element
 from tests.core.sessiondata import HEADER, chain, entry, jsonl, user
 from tests.core.test_index import CHANGES, FOLDER
 
@@ -223,7 +223,7 @@ def test_process_pool_gives_the_same_bytes(
 def test_listing_element_joins_to_orjson_indent() -> None:
     import orjson
 
-    from pitui.core.summary import SessionInfo
+    from pitui.core.session_info import SessionInfo
 
     infos = [
         SessionInfo(

@@ -13,11 +13,11 @@ import pytest
 
 from pitui.core.js import utf16_len
 from pitui.core.session import Session
+from pitui.core.session_info import SessionInfo
 from pitui.core.summary import (
     NO_MESSAGES,
     FileSummary,
     Resume,
-    SessionInfo,
     SummaryState,
     dump_json,
     load_json,
