@@ -326,9 +326,10 @@ class Index:
     def listing(self, dirs: Iterable[str] | None = None, *, brief: bool = False) -> list[Any]:
         """What a listing checks and shows of the files directly in ``dirs`` (all when
         ``None``): plain tuples ``(path, brief, payload)``, where ``brief`` is the column
-        :func:`_listing_columns` describes and ``payload`` the ``SessionInfo.to_row()`` JSON, or
-        with ``brief=True`` its :func:`~pitui.core.session_info.listing_element` (``None`` for a file
-        that is not a session). Three columns, no objects: a warm listing is mostly this."""
+        :func:`_listing_columns` describes and ``payload`` the ``SessionInfo.to_row()`` JSON,
+        or with ``brief=True`` its :func:`~pitui.core.session_info.listing_element` (``None``
+        for a file that is not a session). Three columns, no objects: a warm listing is mostly
+        this."""
         payload = "listing" if brief else "row"
         return self._select(f"path, brief, {payload}", dirs)
 

@@ -31,7 +31,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from itertools import accumulate, compress, repeat
+from itertools import compress, repeat
 from operator import add, attrgetter
 from typing import Any, Final, Literal, NamedTuple
 
@@ -39,12 +39,12 @@ from pitui.core.js import (
     parse_iso_ms,
 )
 from pitui.core.session import EntryMeta, Session
+from pitui.core.tree_search import RowMatcher, SearchIndex, read_search_index
 from pitui.core.tree_text import (
     UNREADABLE,
     TextPart,
     entry_text,
     query_words,
-    searchable_text,
     spaces_for_controls,
     tool_calls_of,
 )
@@ -56,7 +56,6 @@ __all__ = [
     "FilterMode",
     "Layout",
     "RowView",
-    "SearchIndex",
     "TreeView",
 ]
 
@@ -128,18 +127,6 @@ class RowView:
             out.append(f"{self.label_time} ")
         out.extend(part.text for part in self.parts)
         return "".join(out)
-
-
-@dataclass(frozen=True, slots=True)
-class SearchIndex:
-    """Lower-cased searchable text per entry uid (label excluded: it is added live) and every
-    assistant ``toolCall`` by id (the last one in file order wins)."""
-
-    texts: dict[str, str]
-    tool_calls: dict[str, tuple[Any, Any]]
-    covers: int = 0  # the first ``covers`` entries of the session were all read (0: a subset)
-    rows: list[EntryMeta] | None = None  # the rows ``by_row`` is aligned with
-    by_row: list[str] | None = None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -249,10 +236,7 @@ class TreeView:
         self.generation = 0  # bumped on every change of rows, filter, folds, labels or leaf
         self._texts: dict[str, tuple[TextPart, ...]] = {}
         self._search: SearchIndex | None = None
-        self._search_rows: list[str] | None = None  # lower-cased text per row, labels included
-        self._search_blob: tuple[bytes, list[int]] | None = None  # rows joined, row offsets
-        # (filter and folds, tokens, matching rows) of the last search, to narrow while typing
-        self._last_search: tuple[Any, list[str], list[int]] | None = None
+        self._matcher: RowMatcher | None = None  # over the texts of the current rows
         self._tool_map: dict[str, tuple[Any, Any]] | None = None
         self._tool_map_upto = 0  # entries of the session the tool map covers
         self._labeled: list[int] | None = None  # rows with a resolved label (cached)
@@ -346,9 +330,7 @@ class TreeView:
             kinds[self._leaf_row] = _OTHER  # the leaf is always shown (§3.7)
         self._kinds = bytes(kinds)
         self._labeled = None
-        self._search_rows = None
-        self._search_blob = None
-        self._last_search = None
+        self._matcher = None
 
     def _row_for_uid(self, uid: str | None) -> int:
         """Row of an entry (-1: unknown). ``list.index`` compares identities in C: a few ms for
@@ -888,40 +870,15 @@ class TreeView:
         if ``cancelled()`` turns true (asked every 256 entries; a worker can also use the call to
         let other threads run).
         """
-        snapshot = self._rows if metas is None else None
-        entries = snapshot if snapshot is not None else list(metas or ())
-        texts: dict[str, str] = {}
-        by_row: list[str] = []
-        tool_calls: dict[str, tuple[Any, Any]] = {}
-        raw = self.session.raw
-        complete = True
-        for count, meta in enumerate(entries):
-            if cancelled is not None and count % 256 == 0 and cancelled():
-                complete = False
-                break
-            obj = raw(meta)
-            if meta.type == "message" and meta.role == "assistant":
-                for block_id, name, arguments in tool_calls_of(obj):
-                    tool_calls[block_id] = (name, arguments)
-            text = searchable_text(obj).lower()
-            texts[meta.uid] = text
-            by_row.append(text)
-        if snapshot is not None and complete:
-            return SearchIndex(texts, tool_calls, len(snapshot), snapshot, by_row)
-        return SearchIndex(texts, tool_calls)
+        if metas is None:
+            return read_search_index(self.session, self._rows, rows=True, cancelled=cancelled)
+        return read_search_index(self.session, list(metas), rows=False, cancelled=cancelled)
 
     def set_search_texts(self, index: SearchIndex) -> None:
         """Install searchable texts (from :meth:`compute_search_texts`, usually run in a worker),
         merged with those already installed; re-filters when a query is active."""
         if self._search is not None and self._search.texts is not index.texts:
-            keep = index.by_row is not None and index.rows is self._rows
-            index = SearchIndex(
-                {**self._search.texts, **index.texts},
-                {**self._search.tool_calls, **index.tool_calls},
-                max(self._search.covers, index.covers),
-                index.rows if keep else None,
-                index.by_row if keep else None,
-            )
+            index = self._search.merged(index, self._rows)
         self._search = index
         if index.covers > self._tool_map_upto:
             merged = dict(self._tool_map or {})
@@ -929,17 +886,12 @@ class TreeView:
             self._tool_map = merged
             self._tool_map_upto = index.covers
             self._texts.clear()  # toolResult rows may read differently now
-        self._search_rows = None
-        self._search_blob = None
-        self._last_search = None
+        self._matcher = None
         if self._tokens:
             self._apply()
 
     def _search_texts_by_row(self) -> list[str]:
         """Searchable text of every row: the label (§3.10: it comes first), then the rest."""
-        rows = self._search_rows
-        if rows is not None:
-            return rows
         if self._search is None:
             self._search = self.compute_search_texts()
         index = self._search
@@ -957,53 +909,14 @@ class TreeView:
                 label = labels.get(self._rows[row].id or "")
                 if label is not None:
                     rows[row] = f"{label.lower()} {rows[row]}"
-        self._search_rows = rows
         return rows
 
     def _matches(self, mask: bytearray) -> list[int]:
-        """Rows allowed by ``mask`` whose searchable text holds every query token (§3.10).
-
-        Typing only adds to a query, so when every token of the previous search is part of a
-        token of this one (same filter, no folds), only the previous matches are checked. A rare
-        token is found with ``bytes.find`` over all texts joined as UTF-8 (a UTF-8 match is a
-        character match), jumping to the next row after each hit: the cost follows the number of
-        matching rows. A token holds no white space, so no match spans the separator."""
-        texts = self._search_texts_by_row()
-        tokens = sorted(self._tokens, key=len, reverse=True)
+        """Rows allowed by ``mask`` whose searchable text holds every query word (§3.10)."""
+        if self._matcher is None:
+            self._matcher = RowMatcher(self._search_texts_by_row())
         key = (self._filter, tuple(sorted(self._folded.values())))
-        last = self._last_search
-        if (
-            last is not None
-            and last[0] == key
-            and all(any(old in new for new in tokens) for old in last[1])
-        ):
-            hits = last[2]
-        else:
-            hits = self._find_rows(tokens[0], mask, texts)
-        for token in tokens:
-            hits = [row for row in hits if token in texts[row]]
-        self._last_search = (key, tokens, hits)
-        return hits
-
-    def _find_rows(self, token: str, mask: bytearray, texts: list[str]) -> list[int]:
-        if self._search_blob is None:
-            encoded = [text.encode("utf-8", "surrogatepass") for text in texts]
-            starts = list(accumulate(map(add, map(len, encoded), repeat(1)), initial=0))
-            self._search_blob = (b"\n".join(encoded), starts)
-        blob, starts = self._search_blob
-        needle = token.encode("utf-8", "surrogatepass")
-        if blob.count(needle) * 8 > len(texts):
-            # common: testing each allowed row costs less than one jump per hit
-            return list(compress(range(len(texts)), mask))
-        find = blob.find
-        hits: list[int] = []
-        position = find(needle)
-        while position >= 0:
-            row = bisect_right(starts, position) - 1
-            if mask[row]:
-                hits.append(row)
-            position = find(needle, starts[row + 1])
-        return hits
+        return self._matcher.matches(self._tokens, mask, key)
 
     # -------------------------------------------------------------------------- changes
 
@@ -1015,9 +928,7 @@ class TreeView:
         """The session's labels changed without new rows (call :meth:`rebuild` when entries were
         added: a label entry is an entry too)."""
         self._labeled = None
-        self._search_rows = None
-        self._search_blob = None
-        self._last_search = None
+        self._matcher = None
         self._apply()
 
     def set_leaf(self, leaf: EntryMeta | str | None, *, replaced: bool = False) -> None:
@@ -1082,9 +993,7 @@ class TreeView:
         self._folded = {uid: shift(row) for uid, row in self._folded.items()}
         self._leaf, self._leaf_row = new, r + k
         self._labeled = None
-        self._search_rows = None
-        self._search_blob = None
-        self._last_search = None
+        self._matcher = None
         self._remembered = shift(keep) if keep is not None else None
         self._vis = []
         self._sel = 0

@@ -33,7 +33,8 @@ from textual.strip import Strip
 from textual.worker import get_current_worker
 
 from pitui.core.session import Session
-from pitui.core.treeview import FILTER_MODES, FilterMode, RowView, SearchIndex, TreeView
+from pitui.core.tree_search import SearchIndex
+from pitui.core.treeview import FILTER_MODES, FilterMode, RowView, TreeView
 from pitui.render.safe_text import one_line
 from pitui.ui.commands import bindings_for
 
