@@ -6,9 +6,9 @@ forwards keys to its methods, and tests drive it without any UI.
 A session can be a chain 100,000 entries deep, so nothing recurses and no filter change walks the
 tree in Python:
 
-- The tree is flattened once per leaf into *rows* (pi's order: the branch holding the leaf first at
-  every node). Because the active child always comes first, the active path is exactly rows
-  ``0 .. leaf_row``.
+- The tree is flattened once per leaf into *rows* (:mod:`pitui.core.tree_rows`; pi's order: the
+  branch holding the leaf first at every node). Because the active child always comes first, the
+  active path is exactly rows ``0 .. leaf_row``.
 - Rows are grouped into *chains*: runs of entries where each has exactly one child. In pre-order a
   chain is a contiguous range of rows, so "the ancestors of row r inside its chain" is the range
   ``[chain_start(r), r]`` and every subtree ends where its chain's subtree ends.
@@ -19,26 +19,26 @@ tree in Python:
   entry), memoised until the next change.
 
 Entry content (message text, tool call arguments) is not in the index: it is read with
-:meth:`Session.raw` for the rows that are drawn and cached. Search needs the text of every entry:
+:meth:`Session.raw` for the rows that are drawn and cached (how a row reads:
+:mod:`pitui.core.tree_text`). Search needs the text of every entry (:mod:`pitui.core.tree_search`):
 :meth:`TreeView.compute_search_texts` builds it (meant for a worker thread) and
 :meth:`TreeView.set_search_texts` installs it.
 """
 
 from __future__ import annotations
 
-import gc
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from itertools import compress, repeat
-from operator import add, attrgetter
+from itertools import compress
 from typing import Any, Final, Literal, NamedTuple
 
 from pitui.core.js import (
     parse_iso_ms,
 )
 from pitui.core.session import EntryMeta, Session
+from pitui.core.tree_rows import FlatTree, extend_at_leaf, filter_mask, flatten
 from pitui.core.tree_search import RowMatcher, SearchIndex, read_search_index
 from pitui.core.tree_text import (
     UNREADABLE,
@@ -130,73 +130,6 @@ class RowView:
 
 
 # ------------------------------------------------------------------------------------------------
-# Row kinds: one byte per row, so each filter mode is a 256-byte translate table.
-
-_HIDDEN: Final = 0  # assistant without text that is not an error: never shown (§3.7)
-_USER: Final = 1
-_TOOL: Final = 2  # toolResult message
-_OTHER: Final = 3  # shown in default and no-tools
-_BOOKKEEPING: Final = 4  # shown in `all` only
-
-_TYPE_KIND: Final[dict[str, int]] = {
-    "compaction": _OTHER,
-    "branch_summary": _OTHER,
-    "custom_message": _OTHER,
-    "label": _BOOKKEEPING,
-    "custom": _BOOKKEEPING,
-    "model_change": _BOOKKEEPING,
-    "thinking_level_change": _BOOKKEEPING,
-    "session_info": _BOOKKEEPING,
-}  # every other non-message type (pi 1.x usage/context_edit, unknown types): bookkeeping
-_ROLE_KIND: Final[dict[str, int]] = {"user": _USER, "toolResult": _TOOL, "system": _BOOKKEEPING}
-
-
-_UNSURE: Final = 255  # needs a closer look (assistant messages, unknown roles)
-# The kind of most rows from (type, role) alone: one dict lookup while flattening.
-_KIND_BY_TYPE_ROLE: Final[dict[tuple[str, str | None], int]] = {
-    **{(etype, None): kind for etype, kind in _TYPE_KIND.items()},
-    **{("message", role): kind for role, kind in _ROLE_KIND.items()},
-    **{("message", role): _OTHER for role in ("bashExecution", "custom", "branchSummary",
-                                              "compactionSummary")},
-}  # fmt: skip
-
-
-def _table(*kinds: int) -> bytes:
-    return bytes(1 if code in kinds else 0 for code in range(256))
-
-
-_MODE_TABLES: Final[dict[FilterMode, bytes]] = {
-    "default": _table(_USER, _TOOL, _OTHER),
-    "no-tools": _table(_USER, _OTHER),
-    "user-only": _table(_USER),
-    "labeled-only": _table(),  # built from the labels
-    "all": _table(_USER, _TOOL, _OTHER, _BOOKKEEPING),
-}
-
-
-def _kind(meta: EntryMeta) -> int:
-    if meta.type != "message":
-        return _TYPE_KIND.get(meta.type, _BOOKKEEPING)
-    role = meta.role
-    if role == "assistant":
-        info = meta.info
-        if len(info) == 5:
-            # session.py's assistant record (provider, model, stopReason, has visible text,
-            # tool call ids): read directly, the properties cost a third of flattening a big
-            # session
-            stop, has_text = info[2], info[3]
-        else:
-            stop, has_text = meta.stop_reason, meta.has_text
-        # pi: hidden unless some text or a truthy stopReason other than stop/toolUse (§3.7)
-        if type(stop) is str:
-            quiet = stop == "stop" or stop == "toolUse" or stop == ""
-        else:
-            quiet = stop is None or stop is False or stop == 0
-        return _HIDDEN if quiet and not has_text else _OTHER
-    return _ROLE_KIND.get(role or "", _OTHER)
-
-
-# ------------------------------------------------------------------------------------------------
 
 
 class TreeView:
@@ -263,72 +196,17 @@ class TreeView:
         return self.session.get(leaf)
 
     def _flatten(self) -> None:
-        """Rows in pi's order (§3.3) and the chain structure; no recursion, one pass."""
-        # The pass allocates one small tuple per branch and list slots per row but no cycles; a
-        # collection triggered midway would scan every entry of the session for nothing.
-        gc_was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            self._flatten_rows()
-        finally:
-            if gc_was_enabled:
-                gc.enable()
+        """Rows in pi's order (§3.3) and the chain structure (see :func:`flatten`)."""
+        self._install(flatten(self.session, self._leaf))
 
-    def _flatten_rows(self) -> None:
-        session = self.session
-        path = session.path_to(self._leaf) if self._leaf is not None else []
-        active = {id(meta) for meta in path}
-        roots = session.roots
-        if path:
-            top = path[0]
-            roots = [top, *(root for root in roots if root is not top)]
-        rows: list[EntryMeta] = []
-        chain_of: list[int] = []  # per row: the row where its chain starts
-        chain_parent: dict[int, int] = {}  # chain start -> row of the branch node above (-1: root)
-        chain_last: dict[int, int] = {}  # chain start -> its last row
-        chain_end: dict[int, int] = {}  # chain start -> end (exclusive) of the chain's subtree
-        kinds = bytearray()
-        kind_of, kind_get, type_role = _kind, _KIND_BY_TYPE_ROLE.get, attrgetter("type", "role")
-        append, chain_append, kind_append = rows.append, chain_of.append, kinds.append
-        # (meta, parent row); (None, chain start) closes a chain once its subtree is done
-        stack: list[tuple[EntryMeta | None, int]] = [(root, -1) for root in reversed(roots)]
-        pop, push = stack.pop, stack.append
-        while stack:
-            meta, parent_row = pop()
-            if meta is None:
-                chain_end[parent_row] = len(rows)
-                continue
-            start = len(rows)
-            chain_parent[start] = parent_row
-            while True:
-                append(meta)
-                chain_append(start)
-                kind = kind_get(type_role(meta), _UNSURE)
-                kind_append(kind if kind != _UNSURE else kind_of(meta))
-                children = meta.children
-                if children is not None and len(children) == 1:
-                    meta = children[0]
-                    continue
-                break
-            last = len(rows) - 1
-            chain_last[start] = last
-            push((None, start))
-            if children:
-                first = next((c for c in children if id(c) in active), None)
-                ordered = (
-                    children if first is None else [first, *(c for c in children if c is not first)]
-                )
-                for child in reversed(ordered):
-                    push((child, last))
-        self._rows = rows
-        self._chain_of = chain_of
-        self._chain_parent = chain_parent
-        self._chain_last = chain_last
-        self._chain_end = chain_end
-        self._leaf_row = len(path) - 1  # the active path is rows 0 .. leaf_row
-        if self._leaf_row >= 0 and kinds[self._leaf_row] == _HIDDEN:
-            kinds[self._leaf_row] = _OTHER  # the leaf is always shown (§3.7)
-        self._kinds = bytes(kinds)
+    def _install(self, flat: FlatTree) -> None:
+        self._rows = flat.rows
+        self._chain_of = flat.chain_of
+        self._chain_parent = flat.chain_parent
+        self._chain_last = flat.chain_last
+        self._chain_end = flat.chain_end
+        self._kinds = flat.kinds
+        self._leaf_row = flat.leaf_row
         self._labeled = None
         self._matcher = None
 
@@ -366,14 +244,8 @@ class TreeView:
         if keep_selection and self._vis:
             self._remembered = self._vis[self._sel]
         n = len(self._rows)
-        if self._filter == "labeled-only":
-            mask = bytearray(n)
-            kinds = self._kinds
-            for row in self._labeled_rows():
-                if kinds[row] != _HIDDEN:
-                    mask[row] = 1
-        else:
-            mask = bytearray(self._kinds.translate(_MODE_TABLES[self._filter]))
+        labeled = self._labeled_rows() if self._filter == "labeled-only" else []
+        mask = filter_mask(self._kinds, self._filter, labeled)
         for row in self._folded.values():
             end = self._end(row)
             mask[row + 1 : end] = bytes(end - row - 1)  # real descendants (§3.11)
@@ -945,55 +817,27 @@ class TreeView:
 
     def _extend_at_leaf(self, new: EntryMeta | None) -> bool:
         """Insert the rows of entries appended as one chain below the leaf, ``new`` being the
-        last of them; False (nothing changed) when the session changed in any other way.
-
-        The leaf's row ``r`` ends the active path and its chain, so the new entries are rows
-        ``r+1 .. r+k`` of that chain, and every row, chain start and subtree end after ``r``
-        moves down by ``k``: list and dict shifts at C speed instead of a re-flatten (which
-        costs ~0.2 s for 100,000 entries)."""
-        old, r = self._leaf, self._leaf_row
-        k = len(self.session.entries) - len(self._rows)
-        if new is None or old is None or new is old or k <= 0 or r < 0 or self._rows[r] is not old:
+        last of them (see :func:`extend_at_leaf`); False (nothing changed) when the session
+        changed in any other way."""
+        old = self._leaf
+        if new is None or old is None:
             return False
-        added: list[EntryMeta] = []
-        node: EntryMeta | None = new
-        while node is not None and node is not old and len(added) < k:
-            added.append(node)
-            node = node.parent
-        if node is not old or len(added) != k or new.children:
+        flat = FlatTree(
+            self._rows, self._chain_of, self._chain_parent, self._chain_last, self._chain_end,
+            self._kinds, self._leaf_row,
+        )  # fmt: skip
+        grown = extend_at_leaf(flat, old, new, len(self.session.entries) - len(self._rows))
+        if grown is None:
             return False
-        added.reverse()
-        for parent, child in zip((old, *added), added, strict=False):
-            children = parent.children
-            if children is None or len(children) != 1 or children[0] is not child:
-                return False
-        start = self._chain_of[r]
-        if self._chain_last[start] != r:
-            return False
+        r, k = self._leaf_row, grown.leaf_row - self._leaf_row
         keep = self._vis[self._sel] if self._vis else self._remembered
-        cut = r + 1
 
         def shift(row: int) -> int:
             return row + k if row > r else row
 
-        # new lists, not edits in place: a search index is matched to its rows by identity
-        self._rows = [*self._rows[:cut], *added, *self._rows[cut:]]
-        self._chain_of = [*self._chain_of[:cut], *repeat(start, k),
-                          *map(add, self._chain_of[cut:], repeat(k))]  # fmt: skip
-        self._chain_parent = {shift(s): shift(p) for s, p in self._chain_parent.items()}
-        self._chain_last = {shift(s): shift(last) for s, last in self._chain_last.items()}
-        self._chain_last[start] = r + k
-        self._chain_end = {shift(s): shift(end) for s, end in self._chain_end.items()}
-        kinds = bytearray(self._kinds)
-        kinds[r] = self._row_kind(old)  # no longer the leaf: its own kind again
-        kinds[cut:cut] = bytes(self._row_kind(meta) for meta in added)
-        if kinds[r + k] == _HIDDEN:
-            kinds[r + k] = _OTHER  # the leaf is always shown (§3.7)
-        self._kinds = bytes(kinds)
+        self._install(grown)
+        self._leaf = new
         self._folded = {uid: shift(row) for uid, row in self._folded.items()}
-        self._leaf, self._leaf_row = new, r + k
-        self._labeled = None
-        self._matcher = None
         self._remembered = shift(keep) if keep is not None else None
         self._vis = []
         self._sel = 0
@@ -1002,11 +846,6 @@ class TreeView:
             self._sel = self._nearest_visible(self._leaf_row)
             self._remembered = self._vis[self._sel]
         return True
-
-    @staticmethod
-    def _row_kind(meta: EntryMeta) -> int:
-        kind = _KIND_BY_TYPE_ROLE.get((meta.type, meta.role), _UNSURE)
-        return kind if kind != _UNSURE else _kind(meta)
 
     def rebuild(self, *, replaced: bool = False) -> None:
         """Re-flatten after the session grew or was replaced, or the leaf moved, keeping the

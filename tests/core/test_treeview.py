@@ -22,13 +22,9 @@ from hypothesis import strategies as st
 from pitui.core.edit import resume_point
 from pitui.core.js import parse_iso_ms
 from pitui.core.session import EntryMeta, Session
+from pitui.core.tree_rows import HIDDEN, row_kind
 from pitui.core.tree_text import format_tool_call, searchable_text
-from pitui.core.treeview import (
-    FILTER_MODES,
-    FilterMode,
-    TreeView,
-    _kind,
-)
+from pitui.core.treeview import FILTER_MODES, FilterMode, TreeView
 from pitui.core.units import format_label_time
 from tests.conftest import fixture_by_scenario
 from tests.core.sessiondata import assistant, entry, jsonl, user
@@ -636,7 +632,7 @@ def test_fast_kind_agrees_with_entry_properties() -> None:
             for meta in session.entries:
                 if meta.role == "assistant":
                     hidden = not meta.has_text and meta.stop_reason in quiet
-                    assert (_kind(meta) == 0) == hidden, meta
+                    assert (row_kind(meta) == HIDDEN) == hidden, meta
 
 
 # §3.10 search -------------------------------------------------------------------------------------
@@ -786,7 +782,7 @@ def test_hostile_fixture_rows_hold_no_control_characters() -> None:
 def test_fixture_trees_show_every_entry_once_in_all(corpus: str, scenario: str) -> None:
     session = Session.open(fixture_by_scenario(corpus, scenario))
     tree = TreeView(session, filter_mode="all")
-    expected = {m.uid for m in session.entries if _kind(m) != 0 or m is session.leaf}
+    expected = {m.uid for m in session.entries if row_kind(m) != HIDDEN or m is session.leaf}
     shown = [tree.entry(i).uid for i in range(tree.count)]
     assert len(shown) == len(set(shown)) and set(shown) == expected
     assert PiSelector(session, mode="all").visible() == shown
