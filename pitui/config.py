@@ -358,6 +358,15 @@ def load_pi_keybindings(
     return keymap
 
 
+def pi_default_keys(command_id: str) -> set[str]:
+    """pi's default keys (as Textual names) of the pi actions a pitui command answers to."""
+    names: set[str] = set()
+    for action in PI_ACTIONS_FOR_COMMAND.get(command_id, ()):
+        for key in PI_DEFAULT_KEYS[action]:
+            names.update(pi_key_to_textual(key) or ())
+    return names
+
+
 def merge_keymaps(pi_keymap: dict[str, str], user_keymap: dict[str, str]) -> dict[str, str]:
     """pi's bindings under the user's own ``[keymap]``: the pitui config wins."""
     return {**pi_keymap, **user_keymap}

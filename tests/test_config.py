@@ -26,7 +26,7 @@ from pitui.config import (
     validate_settings,
 )
 from pitui.ui.app import PituiApp
-from pitui.ui.commands import COMMANDS, command_ids
+from pitui.ui.commands import COMMANDS, command_ids, drop_taken_keys
 from tests.ui.picker_kit import MINUTE, FakeCatalog, FakeItem, aged, fake_app, picker, settle
 
 SIZE = (100, 30)
@@ -152,6 +152,13 @@ def test_what_validation_cannot_know_is_checked_with_it(tmp_path: Path) -> None:
         ('[keymap]\n"tree.label" = "ctrl+e"\n', ["keymap.tree.label: ctrl+e is also the key of"]),
         ('[keymap]\n"picker.sort" = "ctrl+e"\n"tree.label" = "M,shift+m"\n', []),
         ('theme = "nord"\n[keymap]\n"picker.sort" = "alt+s,f5"\n', []),
+        # pi's alt+← fold key is pitui's Back: taking it back means moving Back too
+        (
+            '[keymap]\n"tree.fold_or_up" = "ctrl+left,alt+left"\n',
+            ["keymap.tree.fold_or_up: alt+left is also the key of session.back (Back)"],
+        ),
+        ('[keymap]\n"tree.fold_or_up" = "alt+left"\n"session.back" = "shift+left"\n', []),
+        ('[keymap]\n"session.leaf" = "home"\n', ["keymap.session.leaf: home is also the key"]),
     ],
 )
 def test_themes_keys_and_collisions_are_reported_with_the_file(
@@ -358,8 +365,18 @@ def test_the_mapping_matches_pitui_commands_and_pi_defaults() -> None:
                 converted = pi_key_to_textual(key)
                 assert converted is not None, key
                 pi_keys.update(converted)
-        # pitui's default keys are pi's: honouring keybindings.json changes only what it sets
-        assert pi_keys == set(by_id[command_id].keys.split(",")), command_id
+        # pitui's default keys are pi's (honouring keybindings.json changes only what it sets),
+        # but for pi's alt+←/→ fold keys, which are pitui's back/forward
+        given_away = PITUI_TAKES_FROM_PI.get(command_id, {})
+        for key, other in given_away.items():
+            assert key in by_id[other].keys.split(","), (command_id, key)
+        assert pi_keys - set(given_away) == set(by_id[command_id].keys.split(",")), command_id
+
+
+PITUI_TAKES_FROM_PI = {
+    "tree.fold_or_up": {"alt+left": "session.back"},
+    "tree.unfold_or_down": {"alt+right": "session.forward"},
+}
 
 
 def test_key_names_are_textuals() -> None:
@@ -376,3 +393,40 @@ def test_key_names_are_textuals() -> None:
     assert pi_key_to_textual("ctrl+") is None
     assert pi_key_to_textual("meta+x") is None  # pi knows ctrl, shift, alt and super only
     assert pi_key_to_textual("ctrl+ctrl+x") is None
+
+
+def test_keys_of_pis_file_that_pitui_gives_elsewhere_are_left_out() -> None:
+    imported = {
+        "tree.fold_or_up": "ctrl+left,alt+left",  # pi's own default, written out
+        "tree.unfold_or_down": "alt+right",
+        "picker.sort": "ctrl+y",  # copy-path's key in the picker
+        "tree.label": "E,shift+e",
+    }
+    kept, dropped = drop_taken_keys(imported, imported)
+    assert ("tree.fold_or_up", "alt+left", "session.back") in dropped
+    assert ("tree.unfold_or_down", "alt+right", "session.forward") in dropped
+    assert ("picker.sort", "ctrl+y", "picker.copy_path") in dropped
+    assert kept == {"tree.fold_or_up": "ctrl+left", "tree.label": "E,shift+e"}
+    # a command the user's [keymap] sets is the user's: the import does not count for it
+    final = {**imported, "tree.fold_or_up": "ctrl+h"}
+    kept, dropped = drop_taken_keys(imported, final)
+    assert "tree.fold_or_up" not in kept
+    assert all(command != "tree.fold_or_up" for command, _key, _other in dropped)
+
+
+def test_pis_file_with_its_fold_defaults_starts_quietly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pitui.cli.app import _settings
+
+    agent = tmp_path / "agent"
+    write(agent / "keybindings.json", json.dumps({
+        "app.tree.foldOrUp": ["ctrl+left", "alt+left"],  # pi's defaults: alt+left is Back here
+        "app.session.toggleSort": "ctrl+y",  # not a default: said once, left out
+    }))  # fmt: skip
+    monkeypatch.setenv("PITUI_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
+    settings = _settings()
+    assert settings.keymap == {"tree.fold_or_up": "ctrl+left"}
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "'ctrl+y' to picker.sort" in err[0] and "picker.copy_path" in err[0]

@@ -46,8 +46,27 @@ def _settings() -> Any:
         settings = load_settings(check=_settings_problems)
     except ConfigError as exc:
         _config_failed(exc.problems)
-    keymap = merge_keymaps(load_pi_keybindings(agent_dir()), settings.keymap)
+    pi_keymap = load_pi_keybindings(agent_dir())
+    keymap = merge_keymaps(pi_keymap, settings.keymap)
+    if pi_keymap:
+        keymap = merge_keymaps(_without_taken_keys(pi_keymap, keymap), settings.keymap)
     return dataclasses.replace(settings, keymap=keymap)
+
+
+def _without_taken_keys(pi_keymap: dict[str, str], keymap: dict[str, str]) -> dict[str, str]:
+    """pi's keys, less those pitui gives to another command at the same time (pitui's win; a
+    pi default such as the fold key alt+left, pitui's Back, is left out without a word)."""
+    from pitui.config import pi_default_keys
+    from pitui.ui.commands import drop_taken_keys
+
+    kept, dropped = drop_taken_keys(pi_keymap, keymap)
+    for command_id, key, other in dropped:
+        if key not in pi_default_keys(command_id):
+            sys.stderr.write(
+                f"pitui: warning: pi's keybindings.json gives {key!a} to {command_id}, but it is "
+                f"pitui's key for {other}; not taken (set keys in pitui's [keymap])\n"
+            )
+    return kept
 
 
 def _settings_problems(data: dict[str, Any]) -> list[str]:

@@ -654,6 +654,22 @@ class TreeView:
                 return first
             current = first
 
+    def reveal(self, uid: str) -> bool:
+        """Unfold the folded ancestors of entry ``uid`` (not the entry itself), so that it can be
+        selected; True if a fold was opened."""
+        meta = self.session.get(uid)
+        if not self._folded or meta is None:
+            return False
+        opened = False
+        node = meta.parent
+        while node is not None:
+            if self._folded.pop(node.uid, None) is not None:
+                opened = True
+            node = node.parent
+        if opened:
+            self._apply()
+        return opened
+
     def clear_folds(self) -> None:
         if self._folded:
             self._folded.clear()

@@ -112,15 +112,18 @@ COMMANDS: tuple[Command, ...] = (
             show=False),
     Command("tree.page_down", "right,pagedown,ctrl+f", "page_down", "Page down",
             "One window down", "tree", show=False),
-    Command("tree.fold_or_up", "ctrl+left,alt+left", "fold_or_up", "Fold/up",
+    # (pi also folds with alt+←/→; here those are back/forward: see session.back)
+    Command("tree.fold_or_up", "ctrl+left", "fold_or_up", "Fold/up",
             "Fold the branch, or jump to the previous branch start", "tree", key_display="^←"),
-    Command("tree.unfold_or_down", "ctrl+right,alt+right", "unfold_or_down", "Unfold/down",
+    Command("tree.unfold_or_down", "ctrl+right", "unfold_or_down", "Unfold/down",
             "Unfold the branch, or jump to the next branch start or the branch end", "tree",
             key_display="^→"),
+    Command("tree.first", "home", "first", "First", "The first row", "tree", show=False),
+    Command("tree.last", "end", "last", "Last", "The last row", "tree", show=False),
     Command("tree.select", "enter", "select", "Select", "Continue from this entry (switch branch)",
             "tree"),
-    Command("tree.escape", "escape,ctrl+c", "escape", "Back", "Clear the search, or leave the tree",
-            "tree", key_display="esc"),
+    Command("tree.escape", "escape,ctrl+c", "escape", "Leave", "Clear the search, or leave the "
+            "tree", "tree", key_display="esc"),
     Command("tree.filter.default", "ctrl+d", "filter('default')", "Default",
             "Show the default rows (no bookkeeping entries)", "tree", show=False),
     Command("tree.filter.no_tools", "ctrl+t", "toggle_filter('no-tools')", "No tools",
@@ -142,6 +145,16 @@ COMMANDS: tuple[Command, ...] = (
     Command("tree.backspace", "backspace", "backspace", "Delete", "Delete the last search "
             "character", "tree", show=False),
     # Session view ------------------------------------------------------------------------------
+    Command("session.back", "alt+left,shift+left", "back", "Back",
+            "Back to the entry visited before (jumps, clicks, branch switches; a walk with the "
+            "arrows counts once)", "session", key_display="alt+←"),
+    Command("session.forward", "alt+right,shift+right", "forward", "Forward",
+            "Forward again, after going back", "session", show=False, key_display="alt+→"),
+    Command("session.leaf", "alt+l", "leaf", "Leaf", "Select the leaf: where pi continues",
+            "session"),
+    Command("session.previous_leaf", "alt+o", "previous_leaf", "Previous leaf",
+            "Select the leaf pi had before it came to this branch (enter continues from it)",
+            "session", show=False),
     Command("session.resume", "ctrl+r", "resume", "Resume pi",
             "Leave pitui and resume this session "
             "in pi, in its folder", "session", priority=True),
@@ -254,3 +267,37 @@ def _collisions(places: frozenset[Where], keymap: Mapping[str, str]) -> Iterator
                 others = [o for o in commands if o is not command]
                 others_text = ", ".join(f"{o.id} ({o.description})" for o in others)
                 yield command.id, f"{key} is also the key of {others_text}"
+
+
+def drop_taken_keys(
+    imported: Mapping[str, str], final: Mapping[str, str]
+) -> tuple[dict[str, str], list[tuple[str, str, str]]]:
+    """pi's keybindings.json read as overrides (``imported``), without the keys that another
+    command answers to at the same time in the ``final`` keymap (pitui's defaults under the
+    import and the user's ``[keymap]``): pitui's own keys win over pi's file, as pi's
+    ``alt+←``/``alt+→`` fold keys are pitui's back/forward. Returns the overrides kept and
+    each (command id, key, the other command's id) left out; a command left with no key keeps
+    its pitui default."""
+    kept: dict[str, str] = {}
+    dropped: list[tuple[str, str, str]] = []
+    by_id = {command.id: command for command in COMMANDS}
+    for command_id, keys in imported.items():
+        command = by_id.get(command_id)
+        if command is None or final.get(command_id) != keys:
+            continue  # not a command, or the user's [keymap] sets it (the import does not count)
+        together = [places for places in _ACTIVE_TOGETHER if command.where in places]
+        others = [c for c in COMMANDS if c is not command and any(c.where in p for p in together)]
+        left: list[str] = []
+        for key in (key.strip() for key in keys.split(",")):
+            owner = next((o for o in others if key in _keys(effective_keys(o, dict(final)))), None)
+            if owner is None:
+                left.append(key)
+            else:
+                dropped.append((command_id, key, owner.id))
+        if left:
+            kept[command_id] = ",".join(left)
+    return kept, dropped
+
+
+def _keys(keys: str) -> set[str]:
+    return {key.strip() for key in keys.split(",")}

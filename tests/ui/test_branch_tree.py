@@ -190,10 +190,20 @@ async def test_up_down_wrap_and_paging_keys() -> None:
 
 
 @pytest.mark.parametrize(
-    ("left", "right"), [("ctrl+left", "ctrl+right"), ("alt+left", "alt+right")]
+    ("left", "right", "keymap"),
+    [
+        ("ctrl+left", "ctrl+right", {}),
+        # pi's alt+←/→, which pitui gives to back/forward: a [keymap] can give them back
+        (
+            "alt+left",
+            "alt+right",
+            {"tree.fold_or_up": "ctrl+left,alt+left", "tree.unfold_or_down": "alt+right"},
+        ),
+    ],
 )
-async def test_u25_fold_keys(left: str, right: str) -> None:
+async def test_u25_fold_keys(left: str, right: str, keymap: dict[str, str]) -> None:
     app = TreeApp(u25_session(), search_in_background=False)
+    app.set_keymap(keymap)
     async with app.run_test(size=(70, 24)) as pilot:
         await pilot.pause()
         assert selected(app) == "a4a"

@@ -47,7 +47,16 @@ async def test_each_line_is_shown_with_its_verdict() -> None:
 
 async def test_every_tree_key_says_why_it_does_nothing() -> None:
     app = RawApp("header-without-id.jsonl")
-    moving = {"cursor_up", "cursor_down", "page_up", "page_down", "escape", "backspace"}  # own
+    moving = {
+        "cursor_up",
+        "cursor_down",
+        "page_up",
+        "page_down",
+        "first",
+        "last",
+        "escape",
+        "backspace",
+    }  # the list moves itself
     keys = [
         command.keys.split(",")[0]
         for command in commands_for("tree")

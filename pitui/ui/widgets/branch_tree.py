@@ -52,6 +52,12 @@ _ROLE_CLASS: dict[str, str] = {
 _COMMAND_KEYS = frozenset({"L", "T", "shift+l", "shift+t"})
 ELLIPSIS = "..."
 
+#: How the selection moved, told with each :class:`BranchTree.EntryHighlighted`: ``jump`` (a
+#: branch jump, Home/End, a click, a selection made by the screen), ``step`` (up/down, a page,
+#: the selection following a search or filter change), ``follow`` (pi wrote and the selection
+#: followed), ``history`` (back/forward). The screen's history keeps the jumps as stops.
+Move = Literal["jump", "step", "follow", "history"]
+
 
 def cut_to_width(pieces: list[tuple[str, Style]], width: int) -> list[tuple[str, Style]]:
     """§3.1: a row wider than ``width`` cells keeps the longest run of whole grapheme clusters
@@ -128,21 +134,26 @@ class BranchTree(ScrollView, can_focus=True):
         """The selection moved (keys, mouse, filter or search change). ``uid`` is None when no
         row is visible."""
 
-        def __init__(self, tree: BranchTree, uid: str | None, index: int, count: int) -> None:
+        def __init__(
+            self, tree: BranchTree, uid: str | None, index: int, count: int, how: Move = "step"
+        ) -> None:
             super().__init__()
             self.branch_tree = tree
             self.uid = uid
             self.index = index
             self.count = count
+            self.how: Move = how
 
         @property
         def control(self) -> BranchTree:
             return self.branch_tree
 
         def can_replace(self, message: Message) -> bool:
+            # a jump is never dropped unseen: the history keeps it as a stop
             return (
                 isinstance(message, BranchTree.EntryHighlighted)
                 and message.branch_tree is self.branch_tree
+                and message.how != "jump"
             )
 
     class EntrySelected(Message):
@@ -264,7 +275,7 @@ class BranchTree(ScrollView, can_focus=True):
         return self._tree
 
     def on_mount(self) -> None:
-        self._sync(scroll=True)
+        self._sync(scroll=True, how="jump")
         if self._small_session():
             self.prefetch_search_texts()
 
@@ -323,10 +334,13 @@ class BranchTree(ScrollView, can_focus=True):
     def selected_uid(self) -> str | None:
         return self._tree.selected_uid
 
-    def select_uid(self, uid: str) -> bool:
-        """Select an entry (or its nearest visible ancestor); False if neither is visible."""
+    def select_uid(self, uid: str, *, how: Move = "jump", reveal: bool = False) -> bool:
+        """Select an entry (or its nearest visible ancestor); False if neither is visible.
+        ``reveal`` first unfolds the folds that hide it."""
+        if reveal:
+            self._tree.reveal(uid)
         found = self._tree.select_uid(uid)
-        self._sync(scroll=True)
+        self._sync(scroll=True, how=how)
         return found
 
     def set_leaf(self, leaf: str | None) -> None:
@@ -399,13 +413,21 @@ class BranchTree(ScrollView, can_focus=True):
         self._tree.page_down(self.page_size)
         self._sync(scroll=True)
 
+    def action_first(self) -> None:
+        self._tree.select_index(0)
+        self._sync(scroll=True, how="jump")
+
+    def action_last(self) -> None:
+        self._tree.select_index(self._tree.count - 1)
+        self._sync(scroll=True, how="jump")
+
     def action_fold_or_up(self) -> None:
         self._tree.fold_or_up()
-        self._sync(scroll=True)
+        self._sync(scroll=True, how="jump")
 
     def action_unfold_or_down(self) -> None:
         self._tree.unfold_or_down()
-        self._sync(scroll=True)
+        self._sync(scroll=True, how="jump")
 
     def action_select(self) -> None:
         uid = self._tree.selected_uid
@@ -451,15 +473,24 @@ class BranchTree(ScrollView, can_focus=True):
     # ------------------------------------------------------------------------------ keys, mouse
 
     def on_key(self, event: events.Key) -> None:
-        """Printable input goes to the search (§3.10); ``L`` and ``T`` stay commands."""
+        """Printable input goes to the search (§3.10); ``L`` and ``T`` stay commands, and so
+        does a key with alt or ctrl (``alt+l``: its character is ``l``)."""
         if event.key in _COMMAND_KEYS or not event.is_printable or not event.character:
             return
-        text = event.character
-        if any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in text):
+        modifiers = event.key.split("+")[:-1]
+        if "alt" in modifiers or "ctrl" in modifiers:
             return
-        event.stop()
-        event.prevent_default()
+        if self.type_text(event.character):
+            event.stop()
+            event.prevent_default()
+
+    def type_text(self, text: str) -> bool:
+        """Add ``text`` to the search query as if typed; False (nothing added) for text with a
+        control character."""
+        if any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in text):
+            return False
         self._search(self._current_query() + text)
+        return True
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
@@ -469,7 +500,7 @@ class BranchTree(ScrollView, can_focus=True):
         if not 0 <= index < self._tree.count:
             return
         self._tree.select_index(index)
-        self._sync()
+        self._sync(how="jump")
         if event.chain >= 2:
             self.action_select()
 
@@ -503,8 +534,9 @@ class BranchTree(ScrollView, can_focus=True):
         self._sync(scroll=True)
         self.post_message(self.SearchChanged(self, query))
 
-    def _sync(self, *, scroll: bool = False) -> None:
-        """After any change: sizes, titles, scroll position, highlight message, redraw."""
+    def _sync(self, *, scroll: bool = False, how: Move = "step") -> None:
+        """After any change: sizes, titles, scroll position, highlight message (saying ``how``
+        the selection moved), redraw."""
         tree = self._tree
         self.virtual_size = Size(0, max(tree.count, 1))
         self.set_reactive(BranchTree.search_query, self._current_query())
@@ -516,7 +548,7 @@ class BranchTree(ScrollView, can_focus=True):
         highlight = (tree.selected_uid, tree.selected_index, tree.count)
         if highlight != self._last_highlight:
             self._last_highlight = highlight
-            self.post_message(self.EntryHighlighted(self, *highlight))
+            self.post_message(self.EntryHighlighted(self, *highlight, how=how))
         self.refresh()
 
     @property

@@ -46,7 +46,7 @@ def why_not(action: str) -> str:
 def _tree_bindings() -> list[BindingType]:
     # The tree's keys, minus the movement keys this list answers itself: Escape leaves, as in
     # the tree; each other names an action that explains why it does nothing here.
-    own = {"cursor_up", "cursor_down", "page_up", "page_down", "backspace"}
+    own = {"cursor_up", "cursor_down", "page_up", "page_down", "first", "last", "backspace"}
     out: list[BindingType] = []
     for command in commands_for("tree"):
         action = command.action.split("(", 1)[0]

@@ -56,7 +56,7 @@ from pitui.ui.screens.session.follow import (
     catch_up,
     head_line,
 )
-from pitui.ui.screens.session.state import SessionState, selection_at_leaf
+from pitui.ui.screens.session.state import SessionState, previous_leaf, selection_at_leaf
 from pitui.ui.screens.session.writes import SessionWrites
 from pitui.ui.widgets.branch_tree import BranchTree
 from pitui.ui.widgets.context_pane import ContextLines, ContextPane
@@ -282,7 +282,51 @@ class SessionScreen(Screen[None]):
     @on(BranchTree.EntryHighlighted)
     def _on_highlighted(self, message: BranchTree.EntryHighlighted) -> None:
         if message.uid is not None and self.session is not None:
+            if message.how != "history":
+                self.state.history.visit(message.uid, jump=message.how == "jump")
             self.context_pane.show_entry(self.session, message.uid)
+
+    # ---------------------------------------------------------------------------- going places
+    def action_back(self) -> None:
+        self._go_in_history(forward=False)
+
+    def action_forward(self) -> None:
+        self._go_in_history(forward=True)
+
+    def _go_in_history(self, *, forward: bool) -> None:
+        session = self.session
+        if self._not_a_session("forward" if forward else "back") or session is None:
+            return
+        history = self.state.history
+
+        def in_file(uid: str) -> bool:  # (a file read again may have lost it)
+            return session.get(uid) is not None
+
+        uid = history.forward(in_file) if forward else history.back(in_file)
+        if uid is None:
+            self.notify("Nothing further forward" if forward else "Nothing further back")
+            return
+        self.branch_tree.select_uid(uid, how="history", reveal=True)
+
+    def action_leaf(self) -> None:
+        session = self.session
+        if self._not_a_session("leaf") or session is None:
+            return
+        if session.leaf is None:
+            self.notify("This session has no leaf yet: pi starts a new root", severity="warning")
+            return
+        self.branch_tree.select_uid(session.leaf.uid, reveal=True)
+
+    def action_previous_leaf(self) -> None:
+        session = self.session
+        if self._not_a_session("previous_leaf") or session is None:
+            return
+        meta = previous_leaf(session)
+        if meta is None:
+            self.notify("No previous leaf: this session has one branch")
+            return
+        self.branch_tree.select_uid(meta.uid, reveal=True)
+        self.notify("The leaf before this branch: enter continues from there")
 
     # ---------------------------------------------------------------------------- the file
     def replaced(self) -> None:
