@@ -26,7 +26,7 @@ SESSION_ID = "0195bbbb-0000-7000-8000-000000000042"
 
 def test_each_command_is_defined_by_its_module() -> None:
     assert set(COMMANDS) == {
-        "open", "inspect", "doctor", "list", "rename", "label", "switch", "extract", "rm",
+        "open", "inspect", "doctor", "list", "rename", "label", "labels", "switch", "extract", "rm",
         "restore", "stats", "export",
     }  # fmt: skip
     with click.Context(cli) as ctx:

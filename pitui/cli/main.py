@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "doctor": "pitui.cli.doctor",
     "rename": "pitui.cli.rename",
     "label": "pitui.cli.label",
+    "labels": "pitui.cli.labels",
     "switch": "pitui.cli.switch",
     "extract": "pitui.cli.extract",
     "rm": "pitui.cli.rm",

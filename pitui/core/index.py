@@ -53,8 +53,9 @@ __all__ = [
 INDEX_FILE = "index.sqlite3"
 # (the brief column is in marshal's format: another format version rebuilds the index)
 # 8: tokens by pi's rule (core/facts.py); 9: the one cache (a modified column, no folder
-# tables); 10: the newest rows indexed by (modified, path)
-SCHEMA_VERSION = f"10-{marshal.version}"
+# tables); 10: the newest rows indexed by (modified, path); 11: label times in the row and the
+# summary state (core/labels.py: every label of a listing, with its age, from the index)
+SCHEMA_VERSION = f"11-{marshal.version}"
 # Files older versions kept beside the index (whole outputs, first pages): removed with them.
 _OLD_CACHE_FILES = ("index.sqlite3.out-*", "first-page-*.marshal")
 BUSY_TIMEOUT_MS = 5000

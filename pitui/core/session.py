@@ -26,6 +26,7 @@ from pitui.core import migrate
 from pitui.core.facts import Stats, tally
 from pitui.core.js import js_trim, parse_iso_ms
 from pitui.core.jsonl import LineReader, Lines, objects, parse_json_line, read_line_at, read_range
+from pitui.core.labels import apply_label
 from pitui.core.paths import open_regular
 from pitui.core.problems import Problem, ProblemKind
 from pitui.core.records import DUPLICATE_HEADER, make_meta, scan
@@ -459,15 +460,8 @@ class Session:
         for meta in metas:
             if meta.type == "label":
                 target = meta.target_id
-                if target is None:
-                    continue
-                if meta.label is not None:
-                    # dict order = pi's label map order: a label set again after a clear moves last
-                    self.labels[target] = meta.label
-                    self.label_times[target] = meta.timestamp or ""
-                else:
-                    self.labels.pop(target, None)
-                    self.label_times.pop(target, None)
+                if target is not None:
+                    apply_label(self.labels, self.label_times, target, meta.label, meta.timestamp)
             elif meta.type == "session_info":
                 name = js_trim(meta.name) if meta.name is not None else ""
                 self.name = name or None

@@ -20,7 +20,7 @@ __all__ = ["SessionInfo", "listing_element"]
 _INFO_FIELDS = (
     "path", "id", "cwd", "name", "parent_session_path", "created", "modified", "modified_iso",
     "message_count", "first_message", "text_length", "branch_count", "entry_count", "labels",
-    "last_model", "total_tokens", "cost", "size", "all_messages_text",
+    "last_model", "total_tokens", "cost", "size", "all_messages_text", "label_times",
 )  # fmt: skip
 
 
@@ -36,7 +36,7 @@ class SessionInfo:
 
     __slots__ = (
         "_search", "all_messages_text", "branch_count", "cost", "created", "cwd", "entry_count",
-        "first_message", "id", "labels", "last_model", "message_count", "modified",
+        "first_message", "id", "label_times", "labels", "last_model", "message_count", "modified",
         "modified_iso", "name", "parent_session_path", "path", "size", "text_length",
         "total_tokens",
     )  # fmt: skip
@@ -62,6 +62,8 @@ class SessionInfo:
         cost: float,
         size: int = 0,  # bytes on disk when listed
         all_messages_text: str | None = None,
+        *,
+        label_times: dict[str, str] | None = None,  # target id -> when its label was set
     ) -> None:
         self.path = path
         self.id = id
@@ -77,6 +79,7 @@ class SessionInfo:
         self.branch_count = branch_count
         self.entry_count = entry_count
         self.labels = labels
+        self.label_times = label_times if label_times is not None else {}
         self.last_model = last_model
         self.total_tokens = total_tokens
         self.cost = cost
@@ -132,12 +135,12 @@ class SessionInfo:
             self.id, self.cwd, self.name, self.parent_session_path, self.created, self.modified,
             self.modified_iso, self.message_count, self.first_message, self.text_length,
             self.branch_count, self.entry_count, self.labels, self.last_model, self.total_tokens,
-            self.cost,
+            self.cost, self.label_times,
         ]  # fmt: skip
 
     @classmethod
     def from_row(cls, path: str, size: int, row: list[Any]) -> SessionInfo:
-        info = cls(path, *row)
+        info = cls(path, *row[:-1], label_times=row[-1])
         info.size = size
         return info
 

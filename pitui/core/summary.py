@@ -37,6 +37,7 @@ from pitui.core.js import (
     utf16_len,
 )
 from pitui.core.jsonl import BOM, Lines, parse_json_line, read_range
+from pitui.core.labels import apply_label
 from pitui.core.migrate import header_version
 from pitui.core.record import Record
 from pitui.core.session_info import SessionInfo, listing_element
@@ -117,9 +118,9 @@ class SummaryState:
 
     __slots__ = (
         "activity", "anon", "branched", "childless", "cost", "created", "cwd", "entries",
-        "first_message", "header_modified", "id", "labels", "message_count", "model", "name",
-        "parent", "parts", "provider", "status", "text_chars", "text_length", "texts", "tokens",
-        "v1",
+        "first_message", "header_modified", "id", "label_times", "labels", "message_count",
+        "model", "name", "parent", "parts", "provider", "status", "text_chars", "text_length",
+        "texts", "tokens", "v1",
     )  # fmt: skip
 
     def __init__(self, *, texts: bool = True) -> None:
@@ -141,6 +142,7 @@ class SummaryState:
         self.text_length = 0  # UTF-16 length of the whole allMessagesText
         self.activity: float | None = None  # latest user/assistant time (ms), pi's max from 0
         self.labels: dict[str, str] = {}
+        self.label_times: dict[str, str] = {}  # target -> timestamp of the label entry that set it
         self.model: str | None = None  # of the last assistant message in file order
         self.provider: str | None = None
         self.tokens: float = 0.0
@@ -336,6 +338,7 @@ class SummaryState:
             setattr(copy, slot, getattr(self, slot))
         copy.parts = list(self.parts)
         copy.labels = dict(self.labels)
+        copy.label_times = dict(self.label_times)
         copy.childless = set(self.childless)
         copy.branched = set(self.branched)
         return copy
@@ -363,11 +366,14 @@ class SummaryState:
         elif etype == "label":
             target = obj.get("targetId")
             if isinstance(target, str):
-                label = label_text(obj.get("label"))
-                if label is None:
-                    self.labels.pop(target, None)  # set again later, it moves last (pi's map)
-                else:
-                    self.labels[target] = label
+                stamp = obj.get("timestamp")
+                apply_label(
+                    self.labels,
+                    self.label_times,
+                    target,
+                    label_text(obj.get("label")),
+                    stamp if type(stamp) is str else None,
+                )
 
     def _add_text(self, text: str) -> None:
         if self.text_length:  # texts are never empty, so a length means one came before
@@ -434,6 +440,7 @@ class SummaryState:
             branch_count=self.branch_count,
             entry_count=self.entries,
             labels=dict(self.labels),
+            label_times=dict(self.label_times),
             last_model=self.last_model,
             total_tokens=int(self.tokens),
             cost=self.cost,
@@ -458,6 +465,7 @@ class SummaryState:
             "textLength": self.text_length,
             "activity": self.activity,
             "labels": self.labels,
+            "labelTimes": self.label_times,
             "model": self.model,
             "provider": self.provider,
             "tokens": self.tokens,
@@ -486,6 +494,7 @@ class SummaryState:
         state.text_length = data["textLength"]
         state.activity = data["activity"]
         state.labels = dict(data["labels"])
+        state.label_times = dict(data["labelTimes"])
         state.model = data["model"]
         state.provider = data["provider"]
         state.tokens = data["tokens"]
