@@ -20,6 +20,7 @@ import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -52,9 +53,10 @@ def _signature(stat: os.stat_result) -> tuple[int, int, int, int]:
 
 
 @contextlib.contextmanager
-def _locked() -> Iterator[str | None]:
-    """The data dir, locked against other pitui processes (``None`` if it cannot be made)."""
-    folder = str(data_dir())
+def data_dir_locked(where: Path | None = None) -> Iterator[str | None]:
+    """The data dir (or ``where``), locked against other pitui processes (``None`` if it
+    cannot be made). Every read-modify-write of a file there holds it (journal, pins)."""
+    folder = str(where if where is not None else data_dir())
     try:
         os.makedirs(folder, exist_ok=True)
         fd = os.open(os.path.join(folder, ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
@@ -182,7 +184,7 @@ def log_trash_batch(items: Sequence[LoggedTrash]) -> None:
     line = orjson.dumps(
         {"at": time.time(), "items": [{"original": i.original, "info": i.info} for i in items]}
     )
-    with contextlib.suppress(OSError), _locked() as folder:
+    with contextlib.suppress(OSError), data_dir_locked() as folder:
         if folder is None:
             return
         path = os.path.join(folder, TRASH_LOG)
