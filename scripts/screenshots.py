@@ -27,8 +27,9 @@ sys.path.insert(0, str(REPO))
 from textual.widgets import Input  # noqa: E402
 
 from pitui.config import Settings  # noqa: E402
+from pitui.core.pins import Pins  # noqa: E402
 from pitui.core.session import Session  # noqa: E402
-from pitui.core.store import Store  # noqa: E402
+from pitui.core.store import Store, sort_sessions  # noqa: E402
 from pitui.demo import DemoStore, ensure_demo_store  # noqa: E402
 from pitui.ui.app import AppOptions, PituiApp, make_app  # noqa: E402
 from pitui.ui.catalog import StoreCatalog  # noqa: E402
@@ -94,6 +95,10 @@ async def main(only: str | None) -> None:
     cache = Path(tempfile.gettempdir()) / "pitui-screenshots-cache"
     shutil.rmtree(cache, ignore_errors=True)
     os.environ["XDG_CACHE_HOME"] = str(cache)
+    # pitui's data dir (pins) apart from the user's: only the pins made here show
+    data = Path(tempfile.gettempdir()) / "pitui-screenshots-data"
+    shutil.rmtree(data, ignore_errors=True)
+    os.environ["XDG_DATA_HOME"] = str(data)
     demo = ensure_demo_store(base_time=BASE_TIME)
     OUT.mkdir(exist_ok=True)
     picks = find_sessions(demo)
@@ -123,8 +128,19 @@ async def main(only: str | None) -> None:
 
         return steps
 
+    def pinned() -> PituiApp:
+        # the fourth session of this folder, pinned (as alt+t does): first, marked
+        with Store(cwd=demo.cwd, agent=demo.agent_dir, use_index=False) as store:
+            listed = sort_sessions(store.load("current"))
+        pins = Pins()
+        if not pins.load():
+            pins.toggle(listed[3].path)
+        return app()
+
     shots: list[tuple[str, Callable[[], PituiApp], Steps]] = [
         ("picker", lambda: app(), nothing),
+        ("picker-labels", lambda: app(scope="all"), await typed("label:")),
+        ("picker-pinned", pinned, nothing),
         ("picker-all-scope", lambda: app(scope="all"), nothing),
         ("picker-search", lambda: app(scope="all"), await typed("test")),
         ("picker-delete-confirm", lambda: app(), await press("down", "ctrl+d")),

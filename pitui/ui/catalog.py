@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol, cast
 
 from pitui.core import paths
+from pitui.core.labels import ListedLabel, listed_labels
 from pitui.core.search import Row
 from pitui.core.session_info import SessionInfo
 from pitui.core.store import Store, hit_snippet
@@ -94,6 +95,11 @@ class Catalog(Protocol):
         """Message bodies matching ``query``, best first (blocking; the first call may index)."""
         ...
 
+    def labels(self, items: Sequence[PickerItem]) -> Sequence[ListedLabel]:
+        """Every label of the sessions ``items`` (as this catalog listed them), newest first:
+        read with them from the index, no file is opened."""
+        ...
+
     def prepare_search(
         self, items: Sequence[PickerItem], cancel: threading.Event | None = None
     ) -> None:
@@ -161,6 +167,9 @@ class StoreCatalog:
         self, items: Sequence[PickerItem], query: str, mode: SortMode, named_only: bool
     ) -> list[Row[Any]]:
         return list(self.store.rows(cast("Sequence[SessionInfo]", items), query, mode, named_only))
+
+    def labels(self, items: Sequence[PickerItem]) -> Sequence[ListedLabel]:
+        return listed_labels(cast("Sequence[SessionInfo]", items))
 
     def prepare_search(
         self, items: Sequence[PickerItem], cancel: threading.Event | None = None

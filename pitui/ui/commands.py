@@ -58,8 +58,8 @@ COMMANDS: tuple[Command, ...] = (
             "Search and run any command", "app", show=False, priority=True, key_display="^x"),
     # Picker (pi's /resume keys, ui-behaviour §2.12) -----------------------------------------------
     Command("picker.resume", "enter", "resume", "Resume",
-            "Resume the selected session in pi, in its "
-            "own folder", "picker", priority=True),
+            "Resume the selected session in pi, in its own folder (on a fts: hit or a "
+            "label: row, open the session at that entry)", "picker", priority=True),
     Command("picker.quit", "escape,ctrl+c", "quit_picker", "Quit", "Leave pitui", "picker",
             priority=True, key_display="esc"),
     Command("picker.scope", "tab", "toggle_scope", "Scope",
@@ -96,6 +96,9 @@ COMMANDS: tuple[Command, ...] = (
             priority=True),
     Command("picker.copy_resume", "alt+y", "copy_resume_command", "Copy resume command",
             "Copy the shell command that resumes the selected session in pi", "picker",
+            show=False, priority=True),
+    Command("picker.pin", "alt+t", "toggle_pin", "Pin",
+            "Pin the selected session to the top of its scope, or unpin it", "picker",
             show=False, priority=True),
     Command("picker.stats", "f2", "show_stats", "Stats",
             "Sessions, messages, tokens and cost of the sessions listed now, with spend per day",

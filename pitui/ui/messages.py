@@ -82,6 +82,29 @@ class HitsFound(Message):
         self.hits = hits
 
 
+class LabelsListed(Message):
+    """The rows of a ``label:`` query: one per label of the sessions ``items`` (the scope's
+    list the rows were made from), newest first; ``hits`` name each row's entry, ``sessions``
+    its session."""
+
+    def __init__(
+        self,
+        query: str,
+        scope: Scope,
+        items: Sequence[PickerItem],
+        hits: Sequence[FullTextHit],
+        sessions: Sequence[PickerItem],
+        rows: Sequence[ListRow],
+    ) -> None:
+        super().__init__()
+        self.query = query
+        self.scope = scope
+        self.items = items
+        self.hits = hits
+        self.sessions = sessions
+        self.rows = rows
+
+
 class IndexProgress(Message):
     """How far the full-text index has read the message bodies."""
 

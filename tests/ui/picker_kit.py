@@ -17,7 +17,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 import pytest
@@ -26,6 +26,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from pitui.config import Settings
+from pitui.core.labels import ListedLabel, listed_labels
 from pitui.core.paths import session_dir_for
 from pitui.core.search import Row, filter_and_sort, searchable_text
 from pitui.core.store import Store
@@ -63,6 +64,8 @@ class FakeItem:
     parent_session_path: str | None = None
     message_count: int = 3
     text: str = ""  # all message text (searched)
+    labels: dict[str, str] = field(default_factory=dict)  # entry id -> label
+    label_times: dict[str, str] = field(default_factory=dict)  # entry id -> ISO time
 
     @property
     def search_text(self) -> str:
@@ -111,6 +114,9 @@ class FakeCatalog:
         self, query: str, scope: Scope, on_progress: Progress | None = None
     ) -> Sequence[FullTextHit]:
         return [hit for hit in self.hits if query.lower() in hit.snippet.lower()]
+
+    def labels(self, items: Sequence[PickerItem]) -> Sequence[ListedLabel]:
+        return listed_labels(cast("Sequence[FakeItem]", items))
 
     def prepare_search(
         self, items: Sequence[PickerItem], cancel: threading.Event | None = None

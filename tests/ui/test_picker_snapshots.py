@@ -18,11 +18,12 @@ import pytest
 from textual.pilot import Pilot
 
 from pitui.config import Settings
+from pitui.core.pins import Pins
 from pitui.core.store import Store
 from pitui.ui.app import AppOptions, PituiApp, make_app
 from pitui.ui.catalog import StoreCatalog
 from tests.conftest import fixture_by_scenario
-from tests.core.sessiondata import assistant, entry, user
+from tests.core.sessiondata import assistant, entry, jsonl, user
 from tests.ui.picker_kit import copy_fixture, picker, press, ready, write_session
 
 SIZE = (120, 36)
@@ -195,3 +196,35 @@ def test_terminal_hostile_session(snap_compare: Snap, home: Path) -> None:
 
     assert snap_compare(app_for(home, project(home, "webapp")), terminal_size=SIZE,
                         run_before=ready(select_hostile))  # fmt: skip
+
+
+def test_label_mode(snap_compare: Snap, home: Path) -> None:
+    """``label:``: every label of every folder's sessions, newest first, with its session."""
+    files = populate(home)
+    with files["bug"].open("ab") as grown:  # two more labels, one set then cleared
+        grown.write(
+            jsonl(
+                entry("label", "dl1", "d1", t=1 * 3600 + 200, targetId="d0", label="repro"),
+                entry("label", "dl2", "dl1", t=1 * 3600 + 300, targetId="d1", label="root cause"),
+                entry("label", "dl3", "dl2", t=1 * 3600 + 400, targetId="d0"),
+                entry("label", "dl4", "dl3", t=1 * 3600 + 500, targetId="d0", label="bug report"),
+                header=None,
+            )
+        )
+    with files["api"].open("ab") as grown:
+        grown.write(
+            jsonl(entry("label", "el", "e1", t=86000, targetId="e1", label="v2 API"), header=None)
+        )
+    os.utime(files["bug"], (CLOCK - 3600, CLOCK - 3600))
+    os.utime(files["api"], (CLOCK - 3600, CLOCK - 3600))
+    app = app_for(home, project(home, "webapp"), scope="all")
+    assert snap_compare(app, terminal_size=SIZE, run_before=ready(press(*"label:")))
+
+
+def test_pinned_session(snap_compare: Snap, home: Path) -> None:
+    """A pinned session (``alt+t``; here pinned by an earlier run) is first in its scope,
+    marked."""
+    files = populate(home)
+    Pins().toggle(str(files["bug"]))
+    app = app_for(home, project(home, "webapp"))
+    assert snap_compare(app, terminal_size=SIZE, run_before=ready())

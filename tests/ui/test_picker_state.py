@@ -129,7 +129,7 @@ def test_keys_cycle_the_sort_and_toggle_the_filters() -> None:
     state.toggle_named()
     state.toggle_path()
     assert state.named_only and state.show_path
-    assert state.filter_request("x")[2:] == ("", "threaded", True, True, "x")
+    assert state.filter_request("x")[2:] == ("", "threaded", True, True, "x", frozenset())
 
 
 def test_leaving_full_text_mode_drops_the_hits() -> None:

@@ -199,7 +199,8 @@ class SessionPreview(Vertical, can_focus=False):
                 if index:
                     labels.append("  ")
                 labels.append_text(safe_line(f"[{label}]", style="bold"))
-                labels.append_text(safe_line(f" {target}", style="dim"))
+                labels.append(" ")  # (apart: safe_line trims a leading space)
+                labels.append_text(safe_line(target, style="dim"))
             table.add_row("labels", labels)
         if data.problems:
             table.add_row(

@@ -3,7 +3,9 @@
 Rows look like pi's (ui-behaviour §2.2): ``<cursor><tree prefix><title> … <right part>``, the title
 in warning colour when the session has a name, in error colour while its deletion is confirmed, the
 right part ``[path] [cwd] <count> <age>`` dim and right-aligned. The age is computed when a row is
-drawn (so it stays true while pitui is open); a full-text hit shows its snippet after the title.
+drawn (so it stays true while pitui is open); a full-text hit shows its snippet after the title;
+a ``label:`` row shows the label as the tree does, its session and its age on the right; a
+pinned session is marked ``⚑``.
 """
 
 from __future__ import annotations
@@ -27,8 +29,11 @@ from pitui.core.units import format_age
 from pitui.render.safe_text import one_line
 
 LIVE_MARK = "● "
+PIN_MARK = "⚑ "  # a pinned session (shown first in its scope)
 # A full-text hit's title takes at most this share of the width; the snippet gets the rest.
 HIT_TITLE_SHARE = 0.4
+# A label row's label keeps up to this many cells before its session (right) is cut.
+LABEL_CELLS = 40
 
 
 def cut_left(text: str, width: int) -> str:
@@ -65,6 +70,8 @@ class ListRow(NamedTuple):
     snippet: str = ""  # a full-text hit's text around the match (already one safe line)
     match: tuple[int, int] | None = None  # (start, end) of the matched words in ``snippet``
     path: str = ""  # the session file (``key`` without a hit's entry id)
+    label: bool = False  # a ``label:`` row: the title is the label (drawn as the tree draws it)
+    pinned: bool = False
 
 
 class SessionList(ScrollView, can_focus=False):
@@ -79,6 +86,8 @@ class SessionList(ScrollView, can_focus=False):
         "session-list--confirm",
         "session-list--right",
         "session-list--live",
+        "session-list--pinned",
+        "session-list--label",
         "session-list--snippet",
         "session-list--match",
         "session-list--empty",
@@ -274,8 +283,11 @@ class SessionList(ScrollView, can_focus=False):
         cursor = "› " if selected else "  "
         prefix = row.prefix
         mark = LIVE_MARK if row.live else ""
+        pin = PIN_MARK if row.pinned else ""
         title_style = row_style
-        if confirming:
+        if row.label:
+            title_style += style_of("session-list--label")
+        elif confirming:
             title_style += style_of("session-list--confirm")
         elif row.current:
             title_style += style_of("session-list--current")
@@ -286,9 +298,11 @@ class SessionList(ScrollView, can_focus=False):
         line = Text(no_wrap=True, overflow="ellipsis", end="")
         line.append(cursor, row_style + style_of("session-list--cursor") if selected else row_style)
         line.append(prefix, row_style + style_of("session-list--prefix"))
+        if pin:
+            line.append(pin, row_style + style_of("session-list--pinned"))
         if mark:
             line.append(mark, row_style + style_of("session-list--live"))
-        fixed = cell_len(cursor) + cell_len(prefix) + cell_len(mark)
+        fixed = cell_len(cursor) + cell_len(prefix) + cell_len(pin) + cell_len(mark)
         if row.snippet:
             room = max(10, int((width - fixed) * HIT_TITLE_SHARE))
             title = one_line(row.title, room)
@@ -302,6 +316,8 @@ class SessionList(ScrollView, can_focus=False):
         )
         # pi: the title gets width − 2 − prefix − (right + 2) cells, never fewer than 10
         room = max(10, width - fixed - (cell_len(right) + 2 if right else 0))
+        if row.label:  # the label is what the row is about: the right part gives way first
+            room = max(room, min(cell_len(row.title), LABEL_CELLS, width - fixed - 12))
         title = one_line(row.title, room)
         line.append(title, title_style)
         used = line.cell_len

@@ -15,6 +15,7 @@ from textual.message import Message
 
 from pitui.core.js import js_trim
 from pitui.core.paths import shorten_home
+from pitui.core.pins import pinned_first
 from pitui.core.search import Row, has_name
 from pitui.render.safe_text import one_line
 from pitui.ui.catalog import Catalog, FullTextHit, PickerItem, Scope, sort_items
@@ -169,6 +170,9 @@ class PickerLoader:
     def filtered(self, request: FilterRequest, live: Collection[str]) -> RowsFiltered:
         """The rows of a request (the caller holds ``filter_lock``)."""
         rows = self.catalog.rows(request.items, request.query, request.mode, request.named)
+        pinned = request.pinned
+        if pinned and not js_trim(request.query):
+            rows = pinned_first(rows, pinned)  # (a search keeps its order: pins only marked)
         display = list_rows(
             rows,
             current=self.current_session,
@@ -176,6 +180,8 @@ class PickerLoader:
             show_path=request.show_path,
             live=live,
         )
+        if pinned:
+            display = [row._replace(pinned=True) if row.path in pinned else row for row in display]
         return RowsFiltered(request.key, [row.item for row in rows], display, request.keep)
 
     def filter(

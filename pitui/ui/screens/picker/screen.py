@@ -29,6 +29,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from pitui.config import Settings
 from pitui.core.js import js_trim
+from pitui.core.pins import PinError, Pins
 from pitui.render.safe_text import one_line
 from pitui.ui.catalog import Catalog, FullTextHit, PickerItem, Scope, SortMode, sort_items
 from pitui.ui.clipboard import copy_resume_command, copy_session_path
@@ -36,11 +37,13 @@ from pitui.ui.commands import COMMANDS, bindings_for, effective_keys
 from pitui.ui.messages import (
     HitsFound,
     IndexProgress,
+    LabelsListed,
     RowsFiltered,
     ScopeLoaded,
     ScopePartial,
     ScopeProgress,
 )
+from pitui.ui.screens.picker import labels
 from pitui.ui.screens.picker.live import LiveMarks, RefreshPacer
 from pitui.ui.screens.picker.loader import PickerLoader, hit_rows
 from pitui.ui.screens.picker.state import (
@@ -50,6 +53,8 @@ from pitui.ui.screens.picker.state import (
     STATUS_SECONDS,
     PickerState,
     StatusKind,
+    display_title,
+    entry_mode,
     kept_index,
 )
 from pitui.ui.screens.picker.writes import PickerWrites
@@ -92,15 +97,19 @@ class PickerScreen(Screen[None]):
         on_resume: Callable[[PickerItem], None] | None = None,
         on_open: Callable[[PickerItem, str | None], None] | None = None,
         watch: bool = True,
+        pins: Pins | None = None,
     ) -> None:
         """``keymap``: the user's overrides (command id → keys) the hints show; ``watch`` and
-        ``settings.watch`` must both allow following the sessions folder."""
+        ``settings.watch`` must both allow following the sessions folder; ``pins``: where the
+        pinned sessions are kept (default: pitui's data dir)."""
         super().__init__()
         self.catalog = catalog
         self.settings = settings
         self.keymap = dict(keymap or {})
         self.cwd = cwd
         self.state = PickerState(scope=scope, sort=sort, named_only=named_only, show_path=show_path)
+        self.pins = pins if pins is not None else Pins()
+        self.state.pinned = frozenset(self.pins.load())
         self.current_session = current_session
         self.clock = clock
         self._on_resume = on_resume
@@ -278,6 +287,10 @@ class PickerScreen(Screen[None]):
             if not self.hits:
                 self._show_hits_empty(words)
             return
+        label_words = self.state.label_query
+        if label_words is not None:
+            self._list_labels(label_words)
+            return
         request = self.state.filter_request(keep)
         lock = self.loader.filter_lock
         small = not js_trim(request.query) and len(request.items) <= IN_PLACE_ROWS
@@ -296,7 +309,7 @@ class PickerScreen(Screen[None]):
 
     @on(RowsFiltered)
     def _on_filtered(self, message: RowsFiltered) -> None:
-        if message.key != self.state.filter_request().key or self.state.full_text is not None:
+        if message.key != self.state.filter_request().key or entry_mode(self.state.query):
             return  # an older request: a newer one is on its way
         shown = self.state.shown
         shown.hits, shown.items = [], message.items
@@ -317,6 +330,37 @@ class PickerScreen(Screen[None]):
     def _first_rows_drawn(self) -> None:
         self.loader.rows_painted.set()
         self._start_watch()
+
+    # ------------------------------------------------------------------------------- labels
+    def _list_labels(self, words: str) -> None:
+        """``label:words``: a row per label of the scope's sessions (from the listing, so it
+        is quick; in a worker all the same: 10,000 labels are narrowed by the search)."""
+        state = self.state
+        run = partial(
+            labels.list_labels, self.catalog, words, state.scope, state.visible.items,
+            current=self.current_session, live=self.live_paths, post=self.post_message,
+            cancelled=_worker_cancelled,
+        )  # fmt: skip
+        self._in_thread("filter", run, exclusive=True)
+        self._render_header()
+
+    @on(LabelsListed)
+    def _on_labels(self, message: LabelsListed) -> None:
+        state = self.state
+        if not state.take_labels(
+            message.query, message.scope, message.items, message.hits, message.sessions
+        ):
+            return  # made for another query or list: a newer one is on its way
+        # the row selected before stays selected (a reload, a label added), else its index
+        before = self.session_list.current_row
+        keys = [row.key for row in message.rows]
+        selected = keys.index(before.key) if before is not None and before.key in keys else None
+        if state.visible.loading and not message.rows:
+            empty = LOADING_TEXT
+        else:
+            empty = labels.empty_text(message.query, all_scope=message.scope == "all")
+        self.session_list.set_rows(message.rows, selected=selected, empty_text=empty)
+        self._after_rows()
 
     # ---------------------------------------------------------------------------- full text
     def _full_text(self, words: str) -> None:
@@ -449,9 +493,29 @@ class PickerScreen(Screen[None]):
         self.app.exit(None)
 
     def action_resume(self) -> None:
+        if self.selected_entry is not None:
+            # a full-text hit or a label names an entry: Enter opens the session there
+            self.action_open_tree()
+            return
         item = self.selected_item
         if item is not None and self._on_resume is not None:
             self._on_resume(item)
+
+    def action_toggle_pin(self) -> None:
+        """Pin the selected session to the top of its scope, or unpin it (pitui's own data
+        dir: nothing is written to the session)."""
+        item = self.selected_item
+        if item is None:
+            return
+        title = one_line(display_title(item), 40)
+        try:
+            pinned = self.pins.toggle(item.path)
+        except PinError as exc:
+            self.show_status(f"Could not pin: {exc}", "error")
+            return
+        self.state.pinned = frozenset(self.pins.load())
+        self.show_status(f"Pinned {title}" if pinned else f"Unpinned {title}")
+        self.refilter(keep=item.path)
 
     def action_open_tree(self) -> None:
         item = self.selected_item
@@ -517,7 +581,10 @@ class PickerScreen(Screen[None]):
             copy_resume_command(self.app, item.path, item.cwd, item.id, command)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("resume", "open_tree", "delete", "rename") and self.selected_item is None:
+        if (
+            action in ("resume", "open_tree", "delete", "rename", "toggle_pin")
+            and self.selected_item is None
+        ):
             return None  # shown disabled: nothing selected
         return True
 

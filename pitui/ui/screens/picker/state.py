@@ -23,6 +23,7 @@ SORT_LABELS: dict[SortMode, str] = {
 }
 SORT_CYCLE: tuple[SortMode, ...] = ("threaded", "recent", "relevance")
 FULL_TEXT_PREFIX = "fts:"
+LABEL_PREFIX = "label:"  # every label of the scope's sessions (.labels)
 StatusKind = Literal["info", "error", "load-error"]
 STATUS_SECONDS: dict[StatusKind, float] = {"info": 2.0, "error": 3.0, "load-error": 4.0}
 DELETE_HINT = "Delete session? [Enter] confirm · [Esc/Ctrl+C] cancel"
@@ -51,6 +52,21 @@ def full_text_words(query: str) -> str | None:
     if trimmed.startswith(FULL_TEXT_PREFIX):
         return trimmed[len(FULL_TEXT_PREFIX) :]
     return None
+
+
+def label_words(query: str) -> str | None:
+    """The words of a label query (``label:words``), or ``None`` for any other query."""
+    trimmed = js_trim(query)
+    if trimmed.startswith(LABEL_PREFIX):
+        return trimmed[len(LABEL_PREFIX) :]
+    return None
+
+
+def entry_mode(query: str) -> str | None:
+    """Which rows name an entry rather than a session: ``"fts"``, ``"label"`` or ``None``."""
+    if full_text_words(query) is not None:
+        return "fts"
+    return "label" if label_words(query) is not None else None
 
 
 @dataclass(slots=True)
@@ -86,11 +102,15 @@ class FilterRequest(NamedTuple):
     named: bool
     show_path: bool
     keep: str | None  # the session to keep selected (data changed under the user)
+    pinned: frozenset[str] = frozenset()  # sessions shown first (without a query) and marked
 
     @property
     def key(self) -> tuple[object, ...]:
         """Equal for requests that give the same rows."""
-        return (self.scope, self.query, self.mode, self.named, self.show_path, id(self.items))
+        return (
+            self.scope, self.query, self.mode, self.named, self.show_path, id(self.items),
+            self.pinned,
+        )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +169,7 @@ class PickerState:
     undo: list[UndoStep] = field(default_factory=list)
     shown: Shown = field(default_factory=Shown)
     indexing: tuple[int, int] | None = None  # the full-text index is reading message bodies
+    pinned: frozenset[str] = frozenset()  # paths of the pinned sessions (core/pins.py)
 
     @property
     def visible(self) -> ScopeState:
@@ -158,6 +179,11 @@ class PickerState:
     def full_text(self) -> str | None:
         """The words searched in every message body, when the query asks for that."""
         return full_text_words(self.query)
+
+    @property
+    def label_query(self) -> str | None:
+        """The words narrowing the labels listed, when the query asks for labels."""
+        return label_words(self.query)
 
     # ----------------------------------------------------------------------------- loads
     def start_load(
@@ -264,10 +290,10 @@ class PickerState:
         self.show_path = not self.show_path
 
     def set_query(self, value: str) -> None:
-        was_full_text = self.full_text is not None
+        was = entry_mode(self.query)
         self.query = value
-        if was_full_text and self.full_text is None:
-            self.shown.hits = []
+        if was is not None and entry_mode(value) != was:
+            self.shown.hits = []  # (rows of another kind: a hit's entry means nothing there)
 
     def filter_request(self, keep: str | None = None) -> FilterRequest:
         return FilterRequest(
@@ -278,6 +304,7 @@ class PickerState:
             self.named_only,
             self.show_path,
             keep,
+            self.pinned,
         )
 
     # ------------------------------------------------------------------------- full text
@@ -296,6 +323,22 @@ class PickerState:
         by_path = {item.path: item for item in self.visible.items}
         self.shown.hits = [hit for hit in hits if hit.path in by_path]
         self.shown.items = [by_path[hit.path] for hit in self.shown.hits]
+        return True
+
+    def take_labels(
+        self,
+        query: str,
+        scope: Scope,
+        items: Sequence[PickerItem],
+        hits: Sequence[FullTextHit],
+        sessions: Sequence[PickerItem],
+    ) -> bool:
+        """Show the rows of a ``label:`` query (``sessions``: each hit's session); ``False``:
+        they were made for another query, scope or list of sessions (newer ones are coming)."""
+        words = self.label_query
+        if words != query or scope != self.scope or items is not self.visible.items:
+            return False
+        self.shown.hits, self.shown.items = list(hits), list(sessions)
         return True
 
     def waiting_text(self, words: str) -> str:
@@ -350,14 +393,15 @@ class PickerState:
         path = "on" if self.show_path else "off"
         first = (
             f'{key("picker.scope")} scope · re:<pattern> regex · "phrase" exact · '
-            f"{FULL_TEXT_PREFIX}<words> every message · {key('picker.stats')} stats · "
+            f"{FULL_TEXT_PREFIX}<words> every message · {LABEL_PREFIX} labels · "
+            f"{key('picker.stats')} stats · "
             f"{key('picker.doctor')} doctor"
         )
         second = (
             f"{key('picker.sort')} sort · {key('picker.named')} named · "
             f"{key('picker.delete')} delete · {key('picker.path')} path ({path}) · "
             f"{key('picker.rename')} rename · {key('picker.open')} tree · "
-            f"{key('picker.undo')} undo"
+            f"{key('picker.pin')} pin · {key('picker.undo')} undo"
         )
         return first, second
 
