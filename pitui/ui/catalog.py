@@ -121,6 +121,8 @@ class StoreCatalog:
         self._lock = threading.Lock()
         self._read_ahead: dict[Scope, list[SessionInfo]] = {}
         self._listed: set[Scope] = set()  # scopes loaded to the end once
+        # the labels of the last list asked for (a list is replaced, never changed, on a load)
+        self._labels: tuple[Sequence[PickerItem], Sequence[ListedLabel]] | None = None
 
     def read_ahead(self, scope: Scope) -> None:
         """Read ``scope``'s first page now, before the app starts (a few milliseconds from the
@@ -169,7 +171,13 @@ class StoreCatalog:
         return list(self.store.rows(cast("Sequence[SessionInfo]", items), query, mode, named_only))
 
     def labels(self, items: Sequence[PickerItem]) -> Sequence[ListedLabel]:
-        return listed_labels(cast("Sequence[SessionInfo]", items))
+        with self._lock:
+            if self._labels is not None and self._labels[0] is items:
+                return self._labels[1]  # (every key typed after label: asks again)
+        found = listed_labels(cast("Sequence[SessionInfo]", items))
+        with self._lock:
+            self._labels = (items, found)
+        return found
 
     def prepare_search(
         self, items: Sequence[PickerItem], cancel: threading.Event | None = None

@@ -244,3 +244,25 @@ async def test_the_help_screen_and_the_palette_list_the_pin_key(tmp_path: Path) 
         await settle(pilot)
         ids = [command.id for command in PituiCommands(picker(app))._available()]
         assert "picker.pin" in ids
+
+
+async def test_a_label_on_an_entry_the_filter_hides_opens_with_every_entry_shown(
+    tmp_path: Path,
+) -> None:
+    entries = [
+        user("u1", None, "start", t=1),
+        entry("model_change", "mc", "u1", 2, provider="openai", modelId="gpt-5"),
+        label("l1", "mc", "mc", "switched model here", 3),
+        user("u2", "l1", "go on", t=4),
+    ]
+    write_session(agent_dir(), str(tmp_path), "s1", entries)
+    app = store_app(agent_dir(), str(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_query(pilot, "label:")
+        await wait_for(pilot, lambda: picker(app).selected_entry == "mc", what="label row")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionScreen), what="session view")
+        await settle(pilot)
+        tree: Any = app.screen.query_one("#branch-tree")
+        assert tree.selected_uid == "mc"  # (the default filter hides model changes)

@@ -12,15 +12,15 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 
 from pitui.core.labels import ListedLabel
-from pitui.core.paths import shorten_home
+from pitui.core.paths import home, shorten_home
 from pitui.core.search import parse_query, score
-from pitui.render.safe_text import one_line
 from pitui.ui.catalog import Catalog, FullTextHit, PickerItem, Scope
 from pitui.ui.messages import LabelsListed
 from pitui.ui.screens.picker.state import display_title
 from pitui.ui.widgets.session_list import ListRow
 
 SESSION_TITLE_CELLS = 40  # the session's title on a label row is cut to this
+CWD_CELLS = 30  # and its folder (all folders)
 NO_LABELS = "  No labels in current folder. Press Tab to view all."
 NO_LABELS_ALL = "  No labels found"
 NO_LABEL_MATCHES = "  No label matches."
@@ -34,6 +34,12 @@ def matching(labels: Sequence[ListedLabel], words: str) -> list[ListedLabel]:
     return [row for row in labels if score(query, row.label) is not None]
 
 
+def _cut(text: str, size: int) -> str:
+    # (by characters: one_line's cell-exact cut costs more than all the rest of a row; the
+    # row is cut exactly, and sanitized, when it is drawn)
+    return text if len(text) <= size else text[: size - 1] + "…"
+
+
 def label_rows(
     labels: Sequence[ListedLabel],
     items: Sequence[PickerItem],
@@ -45,26 +51,35 @@ def label_rows(
     """Each label's hit (session and entry), session and display row; labels of sessions not
     in ``items`` are left out."""
     by_path = {item.path: item for item in items}
+    rights: dict[str, str] = {}  # session path -> the right part (a session has many labels)
+    home_dir = home()
     hits: list[FullTextHit] = []
     sessions: list[PickerItem] = []
     rows: list[ListRow] = []
     for label in labels:
-        item = by_path.get(label.path)
+        path = label.path
+        item = by_path.get(path)
         if item is None:
             continue
-        title = one_line(display_title(item), SESSION_TITLE_CELLS)
-        right = f"{one_line(shorten_home(item.cwd), 30)}  {title}" if all_scope else title
-        hits.append(FullTextHit(label.path, label.entry_id, label.label))
+        right = rights.get(path)
+        if right is None:
+            title = _cut(display_title(item), SESSION_TITLE_CELLS)
+            if all_scope:
+                right = f"{_cut(shorten_home(item.cwd, home_dir), CWD_CELLS)}  {title}"
+            else:
+                right = title
+            rights[path] = right
+        hits.append(FullTextHit(path, label.entry_id, label.label))
         sessions.append(item)
         rows.append(
             ListRow(
-                key=f"{label.path}#{label.entry_id}",
+                key=f"{path}#{label.entry_id}",
                 title=f"[{label.label}]",  # (as the tree draws a label)
                 right=right,
                 modified=label.time_ms,
-                current=label.path == current,
-                live=label.path in live,
-                path=label.path,
+                current=path == current,
+                live=path in live,
+                path=path,
                 label=True,
             )
         )

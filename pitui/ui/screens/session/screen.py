@@ -161,6 +161,12 @@ class SessionScreen(Screen[None]):
             filter_mode=self.settings.tree_filter,
             now=lambda: datetime.fromtimestamp(self.clock()),
         )
+        wanted = self.initial_select
+        if wanted is not None and model.selected_uid != wanted and session.get(wanted) is not None:
+            # opened on an entry the filter hides (a label on a model change, a hit in a tool
+            # result under no-tools): every entry is shown, so the entry asked for is selected
+            model.set_filter("all")
+            model.select_uid(wanted)
         self.post_message(self.Opened(session, None, (stat.st_dev, stat.st_ino), head, model))
 
     @on(Opened)
