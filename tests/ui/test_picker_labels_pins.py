@@ -266,3 +266,28 @@ async def test_a_label_on_an_entry_the_filter_hides_opens_with_every_entry_shown
         await settle(pilot)
         tree: Any = app.screen.query_one("#branch-tree")
         assert tree.selected_uid == "mc"  # (the default filter hides model changes)
+
+
+async def test_stats_of_label_rows_count_each_session_once(tmp_path: Path) -> None:
+    from pitui.ui.screens.stats import StatsScreen
+    from pitui.ui.widgets.stats_panel import StatsPanel
+
+    labelled_store(tmp_path)  # main has two labels
+    app = store_app(agent_dir(), str(tmp_path / "proj"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_query(pilot, "label:")
+        await wait_for(pilot, lambda: len(picker(app).hits) == 2, what="label rows")
+        await pilot.press("f2")
+        await wait_for(
+            pilot,
+            lambda: (
+                isinstance(app.screen, StatsScreen)
+                and app.screen.query_one(StatsPanel).report is not None
+            ),
+            what="the statistics",
+        )
+        report = app.screen.query_one(StatsPanel).report
+        assert report is not None and report.totals.sessions == 1
+        title = str(app.screen.query_one("#dialog-title").visual)  # type: ignore[attr-defined]
+        assert "1 session of this folder" in title

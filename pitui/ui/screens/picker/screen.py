@@ -527,7 +527,8 @@ class PickerScreen(Screen[None]):
         from pitui.core.stats import collect_stats
         from pitui.ui.screens.stats import StatsScreen
 
-        paths = [item.path for item in self.listed]
+        # (a fts: or label: list has a row per hit: a session counts once)
+        paths = list(dict.fromkeys(item.path for item in self.listed))
         if not paths:
             self.show_status("No sessions listed: nothing to count")
             return
