@@ -11,11 +11,12 @@ session file opened.
 from __future__ import annotations
 
 from collections.abc import Iterable, MutableMapping
+from datetime import UTC, datetime, timedelta
 from typing import NamedTuple, Protocol
 
 from pitui.core.js import js_date_ms
 
-__all__ = ["LabeledSession", "ListedLabel", "apply_label", "listed_labels"]
+__all__ = ["LabeledSession", "ListedLabel", "apply_label", "label_time_ms", "listed_labels"]
 
 
 def apply_label(
@@ -71,6 +72,21 @@ class ListedLabel(NamedTuple):
     cwd: str
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MS = timedelta(milliseconds=1)
+
+
+def label_time_ms(stamp: str) -> float | None:
+    """``new Date(stamp).getTime()``: pi's own ``2025-01-01T00:00:00.000Z`` form read in C (a
+    listing of 10,000 sessions has thousands of labels), any other form as JavaScript reads it."""
+    if len(stamp) == 24 and stamp[10] == "T" and stamp[19] == "." and stamp[23] == "Z":
+        try:
+            return float((datetime.fromisoformat(stamp) - _EPOCH) // _MS)
+        except ValueError:
+            pass
+    return js_date_ms(stamp)
+
+
 def listed_labels(sessions: Iterable[LabeledSession]) -> list[ListedLabel]:
     """Every label of ``sessions``, newest label first (a label without a date after the dated
     ones); ties keep the sessions' order and each session's label map order."""
@@ -84,7 +100,7 @@ def listed_labels(sessions: Iterable[LabeledSession]) -> list[ListedLabel]:
             stamp = times.get(target, "")
             found.append(
                 ListedLabel(
-                    info.path, target, label, stamp, js_date_ms(stamp) if stamp else None,
+                    info.path, target, label, stamp, label_time_ms(stamp) if stamp else None,
                     info.id, info.name, info.first_message, info.cwd,
                 )
             )  # fmt: skip

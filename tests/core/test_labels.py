@@ -135,3 +135,38 @@ def test_listed_labels_newest_first_with_sessions(tmp_path: Path) -> None:
     ]
     assert rows[-1].session_name == "Named one" and rows[-1].path == str(second)
     assert rows[0].first_message == "one" and rows[0].time_ms is not None
+
+
+@pytest.mark.parametrize(
+    "stamp",
+    [
+        "2025-01-01T00:00:00.000Z",
+        "2025-03-07T03:17:33.927Z",
+        "1969-12-31T23:59:59.999Z",
+        "2025-02-30T00:00:00.000Z",  # no such day
+        "2025-01-01T24:00:00.000Z",
+        "2025-01-01 00:00:00.000Z",
+        "+02025-01-01T00:00:00.00Z",
+        "2025-01-01T00:00:00.000+01:00",
+        "not a date",
+        "",
+    ],
+)
+def test_label_time_is_javascripts_date(stamp: str) -> None:
+    from pitui.core.js import js_date_ms
+    from pitui.core.labels import label_time_ms
+
+    assert label_time_ms(stamp) == js_date_ms(stamp)
+
+
+@pytest.mark.parametrize("corpus", CORPORA)
+def test_label_times_of_the_fixtures_read_as_javascript_reads_them(corpus: str) -> None:
+    from pitui.core.js import js_date_ms
+    from pitui.core.labels import label_time_ms
+
+    stamps = [
+        stamp
+        for _, record in fixture_sessions(corpus)
+        for stamp in record["labelTimestamps"].values()
+    ]
+    assert stamps and [label_time_ms(s) for s in stamps] == [js_date_ms(s) for s in stamps]
