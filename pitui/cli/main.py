@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "rm": "pitui.cli.rm",
     "restore": "pitui.cli.restore",
     "export": "pitui.cli.export",
+    "diff": "pitui.cli.diff",
     "stats": "pitui.cli.stats",
 }
 

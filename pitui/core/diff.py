@@ -29,6 +29,7 @@ from typing import Any, Literal
 from pitui.core.facts import Stats, tally
 from pitui.core.session import EntryMeta, Session
 from pitui.core.treeview import TextPart, entry_parts, tool_calls_of
+from pitui.core.units import format_cost, format_count, format_tokens, plural
 
 __all__ = [
     "FILE_TOOLS",
@@ -61,6 +62,14 @@ class FileTouch:
     edits: int = 0
     writes: int = 0
     failed: int = 0
+
+    def counts(self) -> str:
+        """``2 edits, 1 write, 1 failed``."""
+        words = ((self.edits, "edit", "edits"), (self.writes, "write", "writes"))
+        parts = [plural(n, one, many) for n, one, many in words if n]
+        if self.failed:
+            parts.append(f"{format_count(self.failed)} failed")
+        return ", ".join(parts)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -101,6 +110,14 @@ class Side:
     files: tuple[FileTouch, ...]  # in the order each was first touched
     tools: dict[str, int]  # tool name -> calls, in the order each was first called
     stats: Stats
+
+    def summary(self) -> str:
+        """``3 entries, 2 messages, 1.2k tokens, $0.0130``."""
+        stats = self.stats
+        return (
+            f"{plural(stats.entries, 'entry', 'entries')}, {plural(stats.messages, 'message')}, "
+            f"{format_tokens(stats.total_tokens)} tokens, {format_cost(stats.cost)}"
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {

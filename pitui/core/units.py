@@ -67,9 +67,9 @@ def format_count(value: object) -> str:
     return f"{number:,.1f}"
 
 
-def plural(count: int, word: str) -> str:
-    """``1 line``, ``2,345 lines``."""
-    return f"{format_count(count)} {word}{'' if count == 1 else 's'}"
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """``1 line``, ``2,345 lines``; ``words`` when the plural is not ``word`` + s."""
+    return f"{format_count(count)} {word if count == 1 else words or word + 's'}"
 
 
 _TOKEN_UNITS: Final = ((1e3, "k"), (1e6, "M"), (1e9, "G"))

@@ -38,7 +38,8 @@ def usage(tokens: int, cost: float) -> dict[str, Any]:
 
 # root u1 - a1 - u2 ─┬─ a2 (edit src/x.py, bash) - r2 - r2b - u3 (tip "left")
 #                    └─ a3 (write y.txt, edit src/x.py failing) - r3 - r3b - a4 (tip "right")
-def branchy() -> Session:
+def branchy_bytes() -> bytes:
+    """The file above (also the command line's and the screen's test file)."""
     lines = [
         user("u1", None, "start", t=1),
         assistant("a1", "u1", "hello", t=2),
@@ -74,7 +75,11 @@ def branchy() -> Session:
         tool_result("r3b", "r3", "c4", "edit", error=True),
         assistant("a4", "r3b", "wrote y", t=11, usage=usage(10, 0.25)),
     ]
-    return Session.from_bytes(jsonl(*lines))
+    return jsonl(*lines)
+
+
+def branchy() -> Session:
+    return Session.from_bytes(branchy_bytes())
 
 
 def meta(session: Session, uid: str) -> EntryMeta:
