@@ -31,7 +31,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_wheel_contains_styles_and_marker(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     styles = {Path(n).name for n in names if n.startswith("pitui/styles/")}
-    assert {"base.tcss", "picker.tcss", "session.tcss", "modals.tcss"} <= styles
+    assert {"base.tcss", "picker.tcss", "session.tcss", "modals.tcss", "diff.tcss"} <= styles
     assert "pitui/py.typed" in names
     # the demo's conversations are data files of the package
     scenarios = [n for n in names if n.startswith("pitui/demo/scenarios/") and n.endswith(".toml")]

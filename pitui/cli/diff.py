@@ -76,13 +76,15 @@ def run(args: argparse.Namespace) -> int:
 
 def _print_diff(diff: BranchDiff) -> None:
     from pitui.core.paths import shorten_home
+    from pitui.core.units import plural
 
     ancestor = diff.ancestor
     out(f"pitui diff: {shorten_home(diff.path)}")
     out(f"A  {entry_label(diff.a.tip)}")
     out(f"B  {entry_label(diff.b.tip)}")
+    shared = plural(diff.shared, "shared entry", "shared entries")
     where = (
-        f"common ancestor {entry_label(ancestor)}, {diff.shared} shared entries"
+        f"common ancestor {entry_label(ancestor)}, {shared}"
         if ancestor is not None
         else "no common ancestor"
     )

@@ -137,6 +137,7 @@ class BranchDiff:
     shared: int  # entries root -> ancestor, both paths have them
     a: Side
     b: Side
+    ancestor_entry: DiffEntry | None = None  # the ancestor with its row text
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -145,6 +146,7 @@ class BranchDiff:
             "b": self.b.tip.uid,
             "relation": self.relation,
             "ancestor": self.ancestor.uid if self.ancestor is not None else None,
+            "ancestorText": self.ancestor_entry.text if self.ancestor_entry is not None else None,
             "sharedEntries": self.shared,
             "sides": {"a": self.a.to_json(), "b": self.b.to_json()},
         }
@@ -175,18 +177,20 @@ def branch_diff(
 ) -> BranchDiff:
     """The two paths from the common ancestor of ``a`` and ``b`` (entries of ``session``).
 
-    Reads the entries of the two sides from the file (:meth:`Session.raw`), nothing else; call it
-    off the UI thread for long sides. ``home`` shortens paths in tool-call texts (default: the
-    real home)."""
+    Reads the entries of the two sides and the ancestor from the file (:meth:`Session.raw`),
+    nothing else; call it off the UI thread for long sides. ``home`` shortens paths in tool-call
+    texts (default: the real home)."""
     path_a, path_b = session.path_to(a), session.path_to(b)
     shared, relation = common_ancestor(path_a, path_b)
+    ancestor = path_a[shared - 1] if shared else None
     return BranchDiff(
         path=session.path,
         relation=relation,
-        ancestor=path_a[shared - 1] if shared else None,
+        ancestor=ancestor,
         shared=shared,
         a=_side(session, a, path_a[shared:], home),
         b=_side(session, b, path_b[shared:], home),
+        ancestor_entry=_SideReader(session, home).entry(ancestor) if ancestor is not None else None,
     )
 
 

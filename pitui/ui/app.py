@@ -38,7 +38,7 @@ def stylesheets() -> list[str | PurePath]:
     here = Path(__file__).resolve().parent.parent
     for folder in (here / "styles", here.parent / "styles"):
         if folder.is_dir():
-            names = ("base.tcss", "picker.tcss", "session.tcss", "modals.tcss")
+            names = ("base.tcss", "picker.tcss", "session.tcss", "modals.tcss", "diff.tcss")
             return [folder / name for name in names if (folder / name).exists()]
     return []
 

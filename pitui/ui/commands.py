@@ -167,6 +167,11 @@ COMMANDS: tuple[Command, ...] = (
             "selected entry as a new session file", "session", priority=True),
     Command("session.follow", "ctrl+g", "toggle_follow", "Follow", "Follow new entries as pi "
             "writes them (on when opened at the leaf)", "session", priority=True),
+    Command("session.mark", "alt+m", "mark_entry", "Mark",
+            "Mark the selected entry to compare its branch with another's (again: unmark)",
+            "session", show=False, priority=True),
+    Command("session.diff", "alt+d", "diff", "Diff", "Compare the branches of the marked entry "
+            "and the selected one (no mark: the leaf's)", "session", show=False, priority=True),
     Command("session.doctor", "f3", "doctor", "Doctor",
             "Check this session file for problems (read-only)", "session", show=False,
             priority=True),

@@ -49,6 +49,7 @@ from pitui.core.watch import (
 from pitui.render.safe_text import one_line
 from pitui.ui.clipboard import copy_message, copy_resume_command, copy_session_path
 from pitui.ui.commands import bindings_for
+from pitui.ui.screens.session.diffmark import DiffMark
 from pitui.ui.screens.session.follow import (
     Change,
     LiveFile,
@@ -112,6 +113,7 @@ class SessionScreen(Screen[None]):
         self.state = SessionState(follow=select is None)
         self.file = LiveFile(self.path)
         self.writes = SessionWrites(self)
+        self.diff_mark = DiffMark(self)
         self.io_lock = asyncio.Lock()  # every change of the index, and every write, holds it
         self._stop_watch = asyncio.Event()
         self._settle_armed = False  # a timer will look again at a pending last line
@@ -459,6 +461,15 @@ class SessionScreen(Screen[None]):
         uid = self.branch_tree.selected_uid if self.session is not None else None
         if uid is not None:
             self.writes.extract(uid)
+
+    # ---------------------------------------------------------------------------- branch diff
+    def action_mark_entry(self) -> None:
+        if not self._not_a_session("mark_entry") and self.session is not None:
+            self.diff_mark.toggle(self.branch_tree.selected_uid)
+
+    def action_diff(self) -> None:
+        if not self._not_a_session("diff") and self.session is not None:
+            self.diff_mark.open(self.branch_tree.selected_uid)
 
     # ---------------------------------------------------------------------------- resuming
     @property

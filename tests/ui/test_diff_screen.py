@@ -1,0 +1,200 @@
+"""The branch diff in the session view (issue 23 §2): alt+m marks, alt+d opens the diff screen,
+escape returns; the two sides side by side, stacked on a narrow terminal; hostile text shown,
+never obeyed. Snapshots: wide and narrow."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Static
+
+from pitui.ui.screens.diff import DiffScreen
+from pitui.ui.screens.session import SessionScreen
+from pitui.ui.screens.session.diffmark import MARK_ID
+from pitui.ui.widgets.diff_side import DiffSideView
+from tests.core.sessiondata import assistant, jsonl, user
+from tests.core.test_diff import branchy_bytes
+from tests.ui.sessionview import ScreenApp, opened, settle, wait_for, write_session
+
+SnapCompare = Callable[..., bool]
+WIDE, NARROW = (120, 36), (80, 40)
+
+
+@pytest.fixture(autouse=True)
+def _utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def diff_screen(app: ScreenApp) -> DiffScreen:
+    screen = app.screen
+    assert isinstance(screen, DiffScreen)
+    return screen
+
+
+async def shown(app: ScreenApp, pilot: Any) -> DiffScreen:
+    await wait_for(
+        pilot, lambda: isinstance(app.screen, DiffScreen) and app.screen.diff is not None
+    )
+    await settle(app, pilot)
+    return diff_screen(app)
+
+
+def side_lines(screen: DiffScreen, which: str) -> list[str]:
+    return screen.query_one(f"#diff-{which}", DiffSideView).plain_lines()
+
+
+async def test_mark_then_diff_then_back(tmp_path: Path) -> None:
+    app = ScreenApp(write_session(branchy_bytes(), tmp_path))
+    async with app.run_test(size=WIDE) as pilot:
+        await opened(app, pilot)
+        assert app.branch_tree.select_uid("u3")
+        await pilot.press("alt+m")
+        mark = app.session_screen.query_one(f"#{MARK_ID}", Static)
+        assert "Marked u3" in str(mark.render()) and "user: thanks" in str(mark.render())
+        assert app.branch_tree.select_uid("a4")
+        await pilot.press("alt+d")
+        screen = await shown(app, pilot)
+        assert screen.diff is not None and screen.diff.relation == "diverged"
+        a, b = side_lines(screen, "a"), side_lines(screen, "b")
+        assert a[0] == "Spend 4 entries, 4 messages, 106 tokens, $0.5000"
+        assert "  src/x.py  1 edit" in a and "  edit 1 · bash 1" in a
+        assert "  y.txt  1 write" in b and "  src/x.py  1 edit, 1 failed" in b
+        assert [line.split()[0] for line in a[a.index("Entries (4)") + 1 :]] == [
+            "a2", "r2", "r2b", "u3",
+        ]  # fmt: skip
+        header = str(screen.query_one("#diff-header", Static).render())
+        assert "two branches; common ancestor u2 (3 shared entries)" in header
+        assert "user: fix it" in header
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert isinstance(app.screen, SessionScreen)
+        assert app.session_screen.diff_mark.uid == "u3"  # the mark stays for the next compare
+
+
+async def test_without_a_mark_the_leaf_is_compared(tmp_path: Path) -> None:
+    app = ScreenApp(write_session(branchy_bytes(), tmp_path))
+    async with app.run_test(size=WIDE) as pilot:
+        await opened(app, pilot)
+        assert app.branch_tree.select_uid("u3")
+        await pilot.press("alt+d")
+        screen = await shown(app, pilot)
+        assert screen.diff is not None
+        assert (screen.diff.a.tip.uid, screen.diff.b.tip.uid) == ("a4", "u3")
+        assert app.noted("Comparing with the leaf")
+
+
+async def test_mark_again_clears_it(tmp_path: Path) -> None:
+    app = ScreenApp(write_session(branchy_bytes(), tmp_path))
+    async with app.run_test(size=WIDE) as pilot:
+        await opened(app, pilot)
+        assert app.branch_tree.select_uid("a2")
+        await pilot.press("alt+m")
+        assert app.session_screen.query(f"#{MARK_ID}")
+        await pilot.press("alt+m")
+        await pilot.pause()
+        assert not app.session_screen.query(f"#{MARK_ID}")
+        assert app.session_screen.diff_mark.uid is None and app.noted("Mark cleared")
+
+
+async def test_same_entry_and_ancestor(tmp_path: Path) -> None:
+    app = ScreenApp(write_session(branchy_bytes(), tmp_path))
+    async with app.run_test(size=WIDE) as pilot:
+        await opened(app, pilot)
+        assert app.branch_tree.select_uid("u2")
+        await pilot.press("alt+m", "alt+d")
+        screen = await shown(app, pilot)
+        assert "A and B are the same entry" in str(screen.query_one("#diff-header").render())
+        assert "  nothing after the common ancestor" in side_lines(screen, "b")
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.branch_tree.select_uid("a4")
+        await pilot.press("alt+d")
+        screen = await shown(app, pilot)
+        assert screen.diff is not None and screen.diff.relation == "ancestor"
+
+
+async def test_narrow_terminal_stacks_the_sides(tmp_path: Path) -> None:
+    app = ScreenApp(write_session(branchy_bytes(), tmp_path))
+    async with app.run_test(size=NARROW) as pilot:
+        await opened(app, pilot)
+        assert app.branch_tree.select_uid("u3")
+        await pilot.press("alt+d")
+        screen = await shown(app, pilot)
+        a = screen.query_one("#diff-a", DiffSideView).region
+        b = screen.query_one("#diff-b", DiffSideView).region
+        assert screen.has_class("-narrow") and b.y >= a.bottom and a.width == b.width
+    app = ScreenApp(write_session(branchy_bytes(), tmp_path / "wide"))
+    async with app.run_test(size=WIDE) as pilot:
+        await opened(app, pilot)
+        await pilot.press("alt+d")
+        screen = await shown(app, pilot)
+        a = screen.query_one("#diff-a", DiffSideView).region
+        b = screen.query_one("#diff-b", DiffSideView).region
+        assert not screen.has_class("-narrow") and b.x >= a.right and a.y == b.y
+
+
+HOSTILE = "[bold red]markup[/] \x1b[31mred\x1b[0m \x07bell \u202eevil"
+
+
+def hostile_bytes() -> bytes:
+    return jsonl(
+        user("u1", None, "start"),
+        assistant("a1", "u1", HOSTILE, t=2),
+        user("u2", "u1", f"other {HOSTILE}", t=3),
+        assistant("a2", "u2", "fine", t=4),
+    )
+
+
+async def test_hostile_text_is_shown_not_obeyed(tmp_path: Path) -> None:
+    app = ScreenApp(write_session(hostile_bytes(), tmp_path))
+    async with app.run_test(size=WIDE) as pilot:
+        await opened(app, pilot)
+        assert app.branch_tree.select_uid("a1")
+        await pilot.press("alt+m")
+        assert app.branch_tree.select_uid("a2")
+        await pilot.press("alt+d")
+        screen = await shown(app, pilot)
+        lines = side_lines(screen, "a") + side_lines(screen, "b")
+        text = "\n".join(lines)
+        assert "[bold red]markup[/]" in text and "␛[31mred" in text and "␇bell" in text
+        assert "<RLO>" in text
+        assert not any(ch in text for ch in "\x1b\x07\u202e")
+
+
+def steps(*keys: str, select: tuple[str, ...] = ()) -> Callable[[Any], Awaitable[None]]:
+    async def run(pilot: Any) -> None:
+        app = pilot.app
+        await opened(app, pilot)
+        for uid, key in zip(select, keys, strict=True):
+            assert app.branch_tree.select_uid(uid)
+            await pilot.press(key)
+            await settle(app, pilot)
+        await shown(app, pilot)
+
+    return run
+
+
+def test_snapshot_wide(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    app = ScreenApp(write_session(branchy_bytes(), tmp_path))
+    run = steps("alt+m", "alt+d", select=("u3", "a4"))
+    assert snap_compare(app, terminal_size=WIDE, run_before=run)
+
+
+def test_snapshot_narrow(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    app = ScreenApp(write_session(branchy_bytes(), tmp_path))
+    run = steps("alt+m", "alt+d", select=("u3", "a4"))
+    assert snap_compare(app, terminal_size=NARROW, run_before=run)
+
+
+def test_snapshot_hostile(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    app = ScreenApp(write_session(hostile_bytes(), tmp_path))
+    run = steps("alt+m", "alt+d", select=("a1", "a2"))
+    assert snap_compare(app, terminal_size=WIDE, run_before=run)
