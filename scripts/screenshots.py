@@ -27,6 +27,7 @@ sys.path.insert(0, str(REPO))
 from textual.widgets import Input  # noqa: E402
 
 from pitui.config import Settings  # noqa: E402
+from pitui.core.diff import branch_diff  # noqa: E402
 from pitui.core.pins import Pins  # noqa: E402
 from pitui.core.session import Session  # noqa: E402
 from pitui.core.store import Store, sort_sessions  # noqa: E402
@@ -59,6 +60,24 @@ def find_sessions(demo: DemoStore) -> dict[str, tuple[str, str | None]]:
                 if meta.type == "compaction" and not compaction[0]:
                     compaction = (str(path), meta.uid)
     return {"branchy": (branchy[1], None), "compaction": compaction}
+
+
+def find_diff(demo: DemoStore, rows: int = 30) -> tuple[str, str, str]:
+    """(path, A, B): the two branch ends of a demo session whose sides touched the most files
+    between them while each fits on the screen (at most ``rows`` entries)."""
+    best: tuple[int, str, str, str] = (-1, "", "", "")
+    for path in sorted((demo.agent_dir / "sessions").glob("*/*.jsonl")):
+        with Session.open(path, final=True) as session:
+            ends = [meta for meta in session.entries if not meta.children]
+            for index, a in enumerate(ends):
+                for b in ends[index + 1 :]:
+                    diff = branch_diff(session, a, b)
+                    if max(len(diff.a.entries), len(diff.b.entries)) > rows:
+                        continue
+                    touched = len(diff.a.files) + len(diff.b.files)
+                    if touched > best[0]:
+                        best = (touched, str(path), a.uid, b.uid)
+    return best[1], best[2], best[3]
 
 
 async def shoot(name: str, app: PituiApp, steps: Steps) -> Path:
@@ -102,6 +121,7 @@ async def main(only: str | None) -> None:
     demo = ensure_demo_store(base_time=BASE_TIME)
     OUT.mkdir(exist_ok=True)
     picks = find_sessions(demo)
+    diff_pick = find_diff(demo)
     settings = Settings(theme="pi-dark", watch=False)
 
     def app(**options: object) -> PituiApp:
@@ -115,6 +135,17 @@ async def main(only: str | None) -> None:
     async def press(*keys: str) -> Steps:
         async def steps(app: PituiApp, pilot: object) -> None:
             for key in keys:
+                await pilot.press(key)  # type: ignore[attr-defined]
+                await settle(app, pilot, 2)
+
+        return steps
+
+    async def marked(first: str, second: str) -> Steps:
+        """Mark ``first`` (alt+m), select ``second`` and open the branch diff (alt+d)."""
+
+        async def steps(app: PituiApp, pilot: object) -> None:
+            for uid, key in ((first, "alt+m"), (second, "alt+d")):
+                assert app.screen.query_one("BranchTree").select_uid(uid)  # type: ignore[attr-defined]
                 await pilot.press(key)  # type: ignore[attr-defined]
                 await settle(app, pilot, 2)
 
@@ -150,6 +181,11 @@ async def main(only: str | None) -> None:
             "session-compaction-preview",
             lambda: app(open_path=picks["compaction"][0], open_entry=picks["compaction"][1]),
             nothing,
+        ),
+        (
+            "session-diff",
+            lambda: app(open_path=diff_pick[0]),
+            await marked(diff_pick[1], diff_pick[2]),
         ),
         ("help", lambda: app(), await press("f1")),
         ("stats", lambda: app(scope="all"), await press("f2")),

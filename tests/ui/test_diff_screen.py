@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 from textual.widgets import Static
 
+from pitui.ui.palette import PituiCommands
 from pitui.ui.screens.diff import DiffScreen
+from pitui.ui.screens.help import HelpScreen
 from pitui.ui.screens.session import SessionScreen
 from pitui.ui.screens.session.diffmark import MARK_ID
 from pitui.ui.widgets.diff_side import DiffSideView
@@ -198,3 +200,19 @@ def test_snapshot_hostile(snap_compare: SnapCompare, tmp_path: Path) -> None:
     app = ScreenApp(write_session(hostile_bytes(), tmp_path))
     run = steps("alt+m", "alt+d", select=("a1", "a2"))
     assert snap_compare(app, terminal_size=WIDE, run_before=run)
+
+
+async def test_help_and_palette_list_the_keys(tmp_path: Path) -> None:
+    app = ScreenApp(write_session(branchy_bytes(), tmp_path))
+    async with app.run_test(size=WIDE) as pilot:
+        await opened(app, pilot)
+        palette = PituiCommands(app.session_screen)
+        titles = {c.id: palette._title(c) for c in palette._available()}
+        assert titles["session.mark"] == "Mark (alt+m)"
+        assert titles["session.diff"] == "Diff (alt+d)"
+        rows = HelpScreen({})._table().columns
+        keys, ids = [str(cell) for cell in rows[0].cells], list(rows[3].cells)
+        assert keys[ids.index("session.mark")] == "alt+m"
+        assert keys[ids.index("session.diff")] == "alt+d"
+        await app.session_screen.run_action("diff")  # what the palette runs
+        await shown(app, pilot)
