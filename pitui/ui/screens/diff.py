@@ -22,7 +22,7 @@ from textual.widgets import Footer, LoadingIndicator, Static
 from pitui.core.diff import BranchDiff, DiffEntry, Side
 from pitui.core.units import plural
 from pitui.render.safe_text import one_line
-from pitui.ui.widgets.diff_side import DiffSideView, side_rows
+from pitui.ui.widgets.diff_side import DiffSideView, SideRows
 
 __all__ = ["NARROW_WIDTH", "DiffScreen", "DiffSource"]
 
@@ -92,7 +92,7 @@ class DiffScreen(Screen[None]):
         self.query_one("#diff-sides").display = True
         for name, side, view in (("A", diff.a, "#diff-a"), ("B", diff.b, "#diff-b")):
             self.query_one(view, DiffSideView).show(
-                self._side_title(name, side), side_rows(side, self._home)
+                self._side_title(name, side), SideRows(side, self._home)
             )
         self.query_one("#diff-a", DiffSideView).focus()
 

@@ -1,9 +1,9 @@
 """One side of a branch diff: its spend, the files it touched, the tools it ran, its entries.
 
-A Line API widget (a side can be a whole branch of 100,000 entries): the rows are built once from
-the :class:`~pitui.core.diff.Side` as (text, component class) pieces, with every piece of session
-text made safe (:func:`~pitui.render.safe_text.one_line`: control characters shown, never markup);
-only the rows on screen are drawn, and cached.
+A Line API widget (a side can be a whole branch of 100,000 entries): a row is made from the
+:class:`~pitui.core.diff.Side` when it is drawn, as (text, component class) pieces, with every
+piece of session text made safe (:func:`~pitui.render.safe_text.one_line`: control characters
+shown, never markup), and cached.
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from pitui.core.diff import Side
+from pitui.core.diff import DiffEntry, FileTouch, Side
 from pitui.core.paths import shorten_home
 from pitui.core.units import format_count
 from pitui.render.safe_text import one_line
 from pitui.ui.widgets.branch_tree import cut_to_width
 
-__all__ = ["DiffSideView", "Piece", "Row", "side_rows"]
+__all__ = ["DiffSideView", "Piece", "Row", "SideRows"]
 
 Piece = tuple[str, str]  # (safe text, component class or "" for the plain text colour)
 Row = tuple[Piece, ...]
@@ -44,38 +44,64 @@ _ROLE_CLASS = {
 _ID_CELLS = 10  # an entry id column (pi's ids are 8 hex digits)
 
 
-def side_rows(side: Side, home: str | None = None) -> list[Row]:
-    """The rows of one side: its spend, then Files, Tools and Entries (pure, for tests)."""
-    rows: list[Row] = [(("Spend ", "diff-side--heading"), (side.summary(), "diff-side--summary"))]
-    rows.append(())
-    rows.append(((f"Files ({format_count(len(side.files))})", "diff-side--heading"),))
-    for touch in side.files:
+class SideRows:
+    """The rows of one side: its spend, then Files, Tools and Entries. A row of a file or an
+    entry is made when it is asked for (a side can hold a whole branch: only the rows drawn
+    cost anything)."""
+
+    def __init__(self, side: Side, home: str | None = None) -> None:
+        self.side = side
+        self.home = home
+        files, tools, entries = side.files, side.tools, side.entries
+        self._head: list[Row] = [
+            (("Spend ", "diff-side--heading"), (side.summary(), "diff-side--summary")),
+            (),
+            ((f"Files ({format_count(len(files))})", "diff-side--heading"),),
+        ]
+        if not files:
+            self._head.append((("  none (no edit or write call)", "diff-side--dim"),))
+        calls = format_count(sum(tools.values()))
+        names = " · ".join(f"{one_line(name)} {format_count(n)}" for name, n in tools.items())
+        self._middle: list[Row] = [
+            (),
+            ((f"Tools ({calls} calls)", "diff-side--heading"),),
+            (("  " + names, ""),) if tools else (("  none", "diff-side--dim"),),
+            (),
+            ((f"Entries ({format_count(len(entries))})", "diff-side--heading"),),
+        ]
+        if not entries:
+            self._middle.append((("  nothing after the common ancestor", "diff-side--dim"),))
+        self._files_at = len(self._head)
+        self._middle_at = self._files_at + len(files)
+        self._entries_at = self._middle_at + len(self._middle)
+
+    def __len__(self) -> int:
+        return self._entries_at + len(self.side.entries)
+
+    def row(self, index: int) -> Row:
+        if index < self._files_at:
+            return self._head[index]
+        if index < self._middle_at:
+            return self._file_row(self.side.files[index - self._files_at])
+        if index < self._entries_at:
+            return self._middle[index - self._middle_at]
+        return self._entry_row(self.side.entries[index - self._entries_at])
+
+    def all(self) -> list[Row]:
+        return [self.row(index) for index in range(len(self))]
+
+    def _file_row(self, touch: FileTouch) -> Row:
         counts = (f"  {touch.counts()}", "diff-side--error" if touch.failed else "diff-side--muted")
-        rows.append((("  " + one_line(shorten_home(touch.path, home)), ""), counts))
-    if not side.files:
-        rows.append((("  none (no edit or write call)", "diff-side--dim"),))
-    rows.append(())
-    rows.append(
-        ((f"Tools ({format_count(sum(side.tools.values()))} calls)", "diff-side--heading"),)
-    )
-    if side.tools:
-        tools = " · ".join(f"{one_line(name)} {format_count(n)}" for name, n in side.tools.items())
-        rows.append((("  " + tools, ""),))
-    else:
-        rows.append((("  none", "diff-side--dim"),))
-    rows.append(())
-    rows.append(((f"Entries ({format_count(len(side.entries))})", "diff-side--heading"),))
-    for entry in side.entries:
+        return (("  " + one_line(shorten_home(touch.path, self.home)), ""), counts)
+
+    def _entry_row(self, entry: DiffEntry) -> Row:
         pieces: list[Piece] = [(f"  {one_line(entry.meta.uid):<{_ID_CELLS}} ", "diff-side--id")]
         for part in entry.parts:
             style = _ROLE_CLASS.get(part.role, "")
             if part.italic:
                 style = style or "diff-side--dim"
             pieces.append((one_line(part.text), style))
-        rows.append(tuple(pieces))
-    if not side.entries:
-        rows.append((("  nothing after the common ancestor", "diff-side--dim"),))
-    return rows
+        return tuple(pieces)
 
 
 class DiffSideView(ScrollView, can_focus=True):
@@ -87,10 +113,10 @@ class DiffSideView(ScrollView, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._rows: list[Row] = []
+        self._rows: SideRows | None = None
         self._cache: LRUCache[tuple[int, int], Strip] = LRUCache(1024)
 
-    def show(self, title: Text, rows: list[Row]) -> None:
+    def show(self, title: Text, rows: SideRows) -> None:
         self.border_title = title
         self._rows = rows
         self._cache.clear()
@@ -100,21 +126,23 @@ class DiffSideView(ScrollView, can_focus=True):
 
     def plain_lines(self) -> list[str]:
         """The rows as text (tests)."""
-        return ["".join(text for text, _ in row) for row in self._rows]
+        rows = self._rows.all() if self._rows is not None else []
+        return ["".join(text for text, _ in row) for row in rows]
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._cache.clear()
 
     def on_resize(self) -> None:
-        self.virtual_size = Size(self.size.width, len(self._rows))
+        self.virtual_size = Size(self.size.width, len(self._rows) if self._rows is not None else 0)
         self._cache.clear()
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         index = y + round(self.scroll_offset.y)
         base = self.rich_style
-        if not 0 <= index < len(self._rows):
+        rows = self._rows
+        if rows is None or not 0 <= index < len(rows):
             return Strip.blank(width, base)
         key = (index, width)
         cached = self._cache.get(key)
@@ -122,7 +150,7 @@ class DiffSideView(ScrollView, can_focus=True):
             return cached
         style_of = self.get_component_rich_style
         pieces: list[tuple[str, Style]] = [
-            (text, style_of(name) if name else base) for text, name in self._rows[index]
+            (text, style_of(name) if name else base) for text, name in rows.row(index)
         ]
         strip = Strip(
             [Segment(text, style) for text, style in cut_to_width(pieces, width) if text]
