@@ -57,7 +57,7 @@ def command(**params: Any) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from pitui.core.diff import branch_diff
-    from pitui.core.manager import find_entry, find_session
+    from pitui.core.lookup import find_entry, find_session
     from pitui.core.session import Session
 
     try:

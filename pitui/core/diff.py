@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from pitui.core.facts import Stats, tally
 from pitui.core.session import EntryMeta, Session
-from pitui.core.treeview import TextPart, entry_parts, tool_calls_of
+from pitui.core.tree_text import TextPart, entry_parts, tool_calls_of
 from pitui.core.units import format_cost, format_count, format_tokens, plural
 
 __all__ = [
@@ -235,7 +235,7 @@ class _SideReader:
         if path is not None:
             self.files[path][2] += 1
 
-    def _tool_call(self, call_id: Any) -> tuple[Any, Any] | None:
+    def _tool_call(self, meta: EntryMeta, call_id: Any) -> tuple[Any, Any] | None:
         """The call a tool result answers: on this side (nearly always), else wherever the
         index says an assistant entry holds it (one entry read)."""
         if not isinstance(call_id, str):

@@ -33,6 +33,7 @@ __all__ = [
     "TextPart",
     "TextRole",
     "ToolCallLookup",
+    "entry_parts",
     "entry_text",
     "format_tool_call",
     "query_words",
@@ -71,9 +72,17 @@ def entry_text(
     is the directory shown as ``~`` in tool-call paths."""
     return tuple(
         TextPart(spaces_for_controls(part.text), part.role, part.italic)
-        for part in _entry_parts(meta, obj, tool_call, home)
+        for part in entry_parts(meta, obj, tool_call, home)
         if part.text
     )
+
+
+def entry_parts(
+    meta: EntryMeta, obj: dict[str, Any], tool_call: ToolCallLookup, home: str | None
+) -> list[TextPart]:
+    """The parts of :func:`entry_text` with control characters as found (for a view that shows
+    them with :mod:`pitui.render.safe_text` instead of turning them into spaces)."""
+    return _entry_parts(meta, obj, tool_call, home)
 
 
 def query_words(query: str) -> list[str]:
