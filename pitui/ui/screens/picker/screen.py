@@ -24,7 +24,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from pitui.config import Settings
@@ -58,6 +58,7 @@ from pitui.ui.screens.picker.state import (
     kept_index,
 )
 from pitui.ui.screens.picker.writes import PickerWrites
+from pitui.ui.widgets.footer import Footer
 from pitui.ui.widgets.hint_line import HintLines
 from pitui.ui.widgets.picker_header import PickerHeader
 from pitui.ui.widgets.preview import SessionPreview
@@ -127,6 +128,7 @@ class PickerScreen(Screen[None]):
         self._watch_pending: int | None = settings.watch_debounce_ms if follow else None
         self._keep_after_load: str | None = None  # select this session when the reload lands
         self.watching = False
+        self._keys_have_selection: bool | None = None  # what the footer's keys last showed
 
     # ---------------------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -325,7 +327,12 @@ class PickerScreen(Screen[None]):
         if self.listed and not self.loader.rows_painted.is_set():
             self.call_after_refresh(self._first_rows_drawn)
         self._update_position()
-        self.refresh_bindings()
+        # the footer is rebuilt on every refresh of the bindings: only when what check_action
+        # answers changes (rows arrive on every key and twice a second under appends)
+        has_selection = self.selected_item is not None
+        if has_selection != self._keys_have_selection:
+            self._keys_have_selection = has_selection
+            self.refresh_bindings()
 
     def _first_rows_drawn(self) -> None:
         self.loader.rows_painted.set()

@@ -29,7 +29,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, LoadingIndicator, Static
+from textual.widgets import LoadingIndicator, Static
 
 from pitui.config import Settings
 from pitui.core import edit
@@ -61,6 +61,7 @@ from pitui.ui.screens.session.state import SessionState, previous_leaf, selectio
 from pitui.ui.screens.session.writes import SessionWrites
 from pitui.ui.widgets.branch_tree import BranchTree
 from pitui.ui.widgets.context_pane import ContextLines, ContextPane
+from pitui.ui.widgets.footer import Footer
 from pitui.ui.widgets.raw_lines import RawLinesView, why_not
 from pitui.ui.widgets.session_header import HeaderView, SessionHeader
 
