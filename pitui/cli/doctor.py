@@ -70,17 +70,17 @@ def run(args: argparse.Namespace) -> int:
     if args.path is not None:
         report = diagnose_file(_session_path(args.path, args.session_dir))
         if args.json:
-            emit_json(_json([report], []))
+            emit_json(_json([report], [], {}))
         else:
             _print_file(report, detailed=True)
         return 0 if report.healthy else 1
-    reports, leftovers = _scope(args)
+    reports, leftovers, unreadable = _scope(args)
     if args.json:
-        emit_json(_json(reports, leftovers))
+        emit_json(_json(reports, leftovers, unreadable))
     else:
-        _print_scope(reports, leftovers)
+        _print_scope(reports, leftovers, unreadable)
     healthy = all(r.healthy for r in reports) and not any(t.stale for t in leftovers)
-    return 0 if healthy else 1
+    return 0 if healthy and not unreadable else 1
 
 
 def _session_path(arg: str, session_dir: str | None) -> str:
@@ -96,7 +96,11 @@ def _session_path(arg: str, session_dir: str | None) -> str:
         raise CommandError(str(exc)) from exc
 
 
-def _scope(args: argparse.Namespace) -> tuple[list[FileReport], list[TempFile]]:
+def _scope(
+    args: argparse.Namespace,
+) -> tuple[list[FileReport], list[TempFile], dict[str, str]]:
+    """The scope's reports, its leftover temp files, and the folders that could not be read
+    (folder → why: their files are not checked)."""
     from pitui.core.doctor import diagnose_paths, find_temp_files
     from pitui.core.store import Store
 
@@ -113,17 +117,23 @@ def _scope(args: argparse.Namespace) -> tuple[list[FileReport], list[TempFile]]:
             for temp in find_temp_files(folder)
             if temp.target not in known
         ]
+        unreadable = store.unreadable_folders
     finally:
         store.close()
-    return reports, leftovers
+    return reports, leftovers, unreadable
 
 
-def _json(reports: list[FileReport], leftovers: list[TempFile]) -> dict[str, Any]:
+def _json(
+    reports: list[FileReport], leftovers: list[TempFile], unreadable: dict[str, str]
+) -> dict[str, Any]:
     unhealthy = sum(1 for r in reports if not r.healthy)
     return {
-        "healthy": unhealthy == 0 and not any(t.stale for t in leftovers),
+        "healthy": unhealthy == 0 and not any(t.stale for t in leftovers) and not unreadable,
         "files": [r.to_json() for r in reports],
         "leftoverTempFiles": [t.to_json() for t in leftovers],
+        "unreadableFolders": [
+            {"path": folder, "reason": reason} for folder, reason in unreadable.items()
+        ],
         "summary": {
             "files": len(reports),
             "healthy": len(reports) - unhealthy,
@@ -142,9 +152,13 @@ def _print_file(report: FileReport, *, detailed: bool) -> None:
         out(line)
 
 
-def _print_scope(reports: list[FileReport], leftovers: list[TempFile]) -> None:
+def _print_scope(
+    reports: list[FileReport], leftovers: list[TempFile], unreadable: dict[str, str]
+) -> None:
     from pitui.core.units import format_bytes, format_count
 
+    for folder, reason in unreadable.items():
+        out(f"{folder}: cannot read the folder ({reason}): its session files are not checked")
     if not reports and not leftovers:
         out("no session files found")
         return

@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         if args.fts is not None:
             return _full_text(store, scope, args)
         if args.json and not args.search and _print_listed(store, scope, args):
-            return 0
+            return _unread_exit(store)
         with progress_line("Loading") as progress:
             texts = args.no_index and bool(args.search)
             sessions = store.load(scope, progress=progress, texts=texts)
@@ -98,7 +98,13 @@ def run(args: argparse.Namespace) -> int:
     finally:
         _warn(store)
         store.close()
-    return 0
+    return _unread_exit(store)
+
+
+def _unread_exit(store: Store) -> int:
+    # a folder that could not be read leaves its sessions out: the listing is incomplete (1,
+    # as ``ls`` answers for a folder it cannot open), and the warning names the folder
+    return 1 if store.unreadable_folders else 0
 
 
 def _print_listed(store: Store, scope: Scope, args: argparse.Namespace) -> bool:

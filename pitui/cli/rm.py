@@ -279,6 +279,8 @@ def run(args: argparse.Namespace) -> int:
             # every session, for the forks of the selected ones (forks live in any folder)
             everything = store.load("all")
             candidates = _select(args, everything, store)
+            for warning in store.warnings:  # (a folder that cannot be read is not selected)
+                sys.stderr.write(f"pitui: warning: {warning}\n")
     except LookupError as exc:
         raise CommandError(str(exc)) from exc
     _link_forks(candidates, everything)

@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         emit_json(report.to_json())
     else:
         _print_report(report, "all folders" if args.all else store.cwd)
-    return 0
+    return 1 if store.unreadable_folders else 0  # (incomplete totals: the warning says why)
 
 
 def _row(name: str, tally: Tally) -> list[str]:

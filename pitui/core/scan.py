@@ -11,10 +11,11 @@ from __future__ import annotations
 import os
 import stat
 
-__all__ = ["Candidate", "Key", "Scan", "scan_dir", "scan_dirs", "subdirs"]
+__all__ = ["Candidate", "Key", "Scan", "Unreadable", "scan_dir", "scan_dirs", "subdirs"]
 
 Key = tuple[int, int, int, int]  # (size, mtime_ns, inode, device)
 Scan = dict[str, dict[str, "Key | None"]]  # folder -> {path: key, None: no readable regular file}
+Unreadable = dict[str, str]  # folder that exists but cannot be listed -> why (the OS's words)
 _SCANDIR_FD = os.scandir in os.supports_fd and hasattr(os, "O_DIRECTORY")
 
 
@@ -50,17 +51,31 @@ class Candidate:
         return f"Candidate({self.path!r}, {self.dir!r}, {self.key!r}, {self.link!r})"
 
 
-def scan_dir(directory: str, keys: dict[str, Key | None], links: list[str]) -> None:
-    """The ``.jsonl`` names directly in ``directory`` (none if it is missing or unreadable)
-    into ``keys``, with ``None`` for a name that is no readable regular file; the names that
-    are symbolic links (or cannot be looked at) also into ``links``."""
+def _note_unreadable(directory: str, exc: OSError, unreadable: Unreadable | None) -> None:
+    """A folder that is missing holds no sessions (a project pi never ran in); one that exists
+    but cannot be listed (permissions) hides its sessions, and the user must hear of it."""
+    if unreadable is not None and not isinstance(exc, (FileNotFoundError, NotADirectoryError)):
+        unreadable[directory] = exc.strerror or type(exc).__name__
+
+
+def scan_dir(
+    directory: str,
+    keys: dict[str, Key | None],
+    links: list[str],
+    unreadable: Unreadable | None = None,
+) -> None:
+    """The ``.jsonl`` names directly in ``directory`` (none if it is missing or unreadable:
+    then why, into ``unreadable``) into ``keys``, with ``None`` for a name that is no readable
+    regular file; the names that are symbolic links (or cannot be looked at) also into
+    ``links``."""
     is_regular = stat.S_ISREG
     prefix = os.path.join(directory, "")
     fd: int | None = None
     try:
         if _SCANDIR_FD:  # each stat is then relative to the directory (fstatat): a bit faster
             fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
+    except OSError as exc:
+        _note_unreadable(directory, exc, unreadable)
         return
     try:
         with os.scandir(directory if fd is None else fd) as entries:
@@ -83,26 +98,30 @@ def scan_dir(directory: str, keys: dict[str, Key | None], links: list[str]) -> N
                     if is_regular(st.st_mode)
                     else None
                 )
-    except OSError:
-        pass
+    except OSError as exc:
+        _note_unreadable(directory, exc, unreadable)
     finally:
         if fd is not None:
             os.close(fd)
 
 
-def scan_dirs(dirs: list[str]) -> tuple[Scan, list[str]]:
-    """:func:`scan_dir` of each of ``dirs``: their names and keys, and the names of links."""
+def scan_dirs(dirs: list[str], unreadable: Unreadable | None = None) -> tuple[Scan, list[str]]:
+    """:func:`scan_dir` of each of ``dirs``: their names and keys, and the names of links (and
+    the folders that could not be listed into ``unreadable``)."""
     scanned: Scan = {}
     links: list[str] = []
     for directory in dirs:
-        scan_dir(directory, scanned.setdefault(directory, {}), links)
+        scan_dir(directory, scanned.setdefault(directory, {}), links, unreadable)
     return scanned, links
 
 
-def subdirs(root: str, plain: list[str] | None = None) -> list[str]:
+def subdirs(
+    root: str, plain: list[str] | None = None, unreadable: Unreadable | None = None
+) -> list[str]:
     """Sub-directories of the sessions root (symbolic links to directories count, as in pi
     1.x); files lying directly in the root are not sessions of any folder. The names that are
-    not symbolic links are added to ``plain``."""
+    not symbolic links are added to ``plain``; a root that cannot be listed to
+    ``unreadable``."""
     dirs: list[str] = []
     try:
         with os.scandir(root) as entries:
@@ -114,6 +133,6 @@ def subdirs(root: str, plain: list[str] | None = None) -> list[str]:
                             plain.append(entry.name)
                 except OSError:
                     continue
-    except OSError:
-        pass
+    except OSError as exc:
+        _note_unreadable(root, exc, unreadable)
     return sorted(dirs)

@@ -38,7 +38,7 @@ from pitui.core import paths, pools
 from pitui.core.fulltext import TextHit, hit_snippet
 from pitui.core.index import Index
 from pitui.core.order import PathKeys, path_keys, threaded_order
-from pitui.core.scan import Candidate, Key, Scan, scan_dirs, subdirs
+from pitui.core.scan import Candidate, Key, Scan, Unreadable, scan_dirs, subdirs
 
 if TYPE_CHECKING:
     # (imported where used: a warm listing needs neither the parsing code nor the search)
@@ -194,6 +194,8 @@ class Store:
         self._links: set[str] = set()  # listed names that are symbolic links
         self._real_dirs: dict[str, str] = {}  # default_normalize_path of scanned folders
         self._scanned: Scan = {}  # the last scan, by folder
+        self._unreadable: Unreadable = {}  # the folders the last scan could not list, and why
+        self._root_unreadable: Unreadable = {}  # the sessions root, when scope_dirs could not
         # The sessions of the last listings, by path, with their files' keys: a reload hands
         # back the same object for a file that did not change, and with it the texts already
         # read (a picker following pi reloads many times a minute; new objects would read every
@@ -213,12 +215,21 @@ class Store:
 
     @property
     def warnings(self) -> list[str]:
-        """One-line warnings about the index (damaged and rebuilt, locked, unusable)."""
-        found: list[str] = []
+        """One-line warnings: the folders the last listing could not read (their sessions are
+        missing from it), then the index's (damaged and rebuilt, locked, unusable)."""
+        found = [
+            f"cannot read the folder {folder} ({reason}): its sessions are not listed"
+            for folder, reason in self._unreadable.items()
+        ]
         for index in (self._index, self._memory_index):
             if index is not None:
                 found.extend(index.warnings)
         return found
+
+    @property
+    def unreadable_folders(self) -> Unreadable:
+        """The folders of the last listing that exist but could not be read, and why."""
+        return dict(self._unreadable)
 
     def close(self) -> None:
         for index in (self._index, self._memory_index):
@@ -238,13 +249,14 @@ class Store:
 
     def scope_dirs(self, scope: Scope) -> list[str]:
         """The directories whose ``.jsonl`` files make up ``scope``."""
+        self._root_unreadable = {}
         if self.session_dir is not None:
             return [self.session_dir]
         if scope == "current":
             return [self.default_dir()]
         root = str(paths.sessions_root(self.agent))
         plain: list[str] = []
-        dirs = subdirs(root, plain)
+        dirs = subdirs(root, plain, self._root_unreadable)
         # realpath(root/name) of a name that is no link is realpath(root)/name: the threaded
         # view then resolves one path instead of every folder's (see _path_keys)
         real_root = paths.real_path(root) if plain else root
@@ -282,7 +294,9 @@ class Store:
         """The ``.jsonl`` names of each of ``dirs`` and their keys (see
         :func:`~pitui.core.scan.scan_dir`), kept as the last scan; the names that are links
         are added to ``links``."""
-        scanned, found = scan_dirs(dirs)
+        unreadable = dict(self._root_unreadable)
+        scanned, found = scan_dirs(dirs, unreadable)
+        self._unreadable = unreadable
         self._links.update(found)
         if links is not None:
             links.extend(found)

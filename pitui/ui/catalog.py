@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, cast
 
@@ -111,6 +111,11 @@ class Catalog(Protocol):
         """The folder whose changes change the listing (``None``: nothing to follow)."""
         ...
 
+    def unreadable_folders(self) -> Mapping[str, str]:
+        """The folders the last load found but could not read (folder → why, the OS's words):
+        their sessions are missing from it."""
+        ...
+
 
 class StoreCatalog:
     """The picker's view of :class:`pitui.core.store.Store`."""
@@ -202,3 +207,6 @@ class StoreCatalog:
         if self.store.session_dir is not None:
             return self.store.session_dir
         return os.fspath(paths.sessions_root(self.store.agent))
+
+    def unreadable_folders(self) -> Mapping[str, str]:
+        return self.store.unreadable_folders

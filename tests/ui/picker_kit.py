@@ -14,7 +14,7 @@ import os
 import shutil
 import threading
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -86,6 +86,7 @@ class FakeCatalog:
     loads: list[Scope] = field(default_factory=list)
     first_pages: dict[Scope, list[FakeItem]] = field(default_factory=dict)
     prepared: list[int] = field(default_factory=list)  # prepare_search calls: how many items
+    unreadable: dict[str, str] = field(default_factory=dict)  # folder → why
 
     def load(
         self,
@@ -125,6 +126,9 @@ class FakeCatalog:
 
     def watch_root(self) -> str | None:
         return None
+
+    def unreadable_folders(self) -> Mapping[str, str]:
+        return self.unreadable
 
 
 def fake_app(catalog: Catalog, **options: Any) -> PituiApp:

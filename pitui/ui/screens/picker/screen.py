@@ -129,6 +129,7 @@ class PickerScreen(Screen[None]):
         self._keep_after_load: str | None = None  # select this session when the reload lands
         self.watching = False
         self._keys_have_selection: bool | None = None  # what the footer's keys last showed
+        self._unreadable_told: Mapping[str, str] = {}  # the unreadable folders last told of
 
     # ---------------------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -250,6 +251,7 @@ class PickerScreen(Screen[None]):
             return  # superseded
         if outcome.quiet:
             self._pacer.cost = outcome.took
+        self._warn_unreadable()
         if message.error is not None:
             self.show_status(f"Failed to load sessions: {message.error}", "load-error")
         if outcome.nothing_anywhere:
@@ -268,6 +270,21 @@ class PickerScreen(Screen[None]):
         if not self.state.scopes[scope].running:
             self.marks.touched.clear()
         self.call_after_refresh(self._start_watch)  # (an empty scope draws no rows)
+
+    def _warn_unreadable(self) -> None:
+        """Say which folders could not be read (their sessions are missing), once per change:
+        the listing is re-read twice a second while pi writes."""
+        folders = self.catalog.unreadable_folders()
+        if folders and folders != self._unreadable_told:
+            named = [f"{one_line(folder, 200)} ({why})" for folder, why in folders.items()]
+            which = "this folder; its" if len(named) == 1 else f"{len(named)} folders; their"
+            more = f"\n… and {len(named) - 5} more" if len(named) > 5 else ""
+            self.notify(
+                f"Cannot read {which} sessions are not listed:\n" + "\n".join(named[:5]) + more,
+                severity="warning",
+                timeout=15,
+            )
+        self._unreadable_told = dict(folders)
 
     # ---------------------------------------------------------------------------- filtering
     def _selected_path(self) -> str | None:
