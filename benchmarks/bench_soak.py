@@ -13,6 +13,8 @@ empty Textual app's ``Input`` measured at the start of the run (the floor of any
 
 Target (issue 24.13): RSS after 5,000 appends within 30 MB of RSS after the first 500.
 ``--cold`` starts with an empty index (the first 30 s then include the cold listing).
+``--probe DIR`` runs pitui under ``memory_probe.py`` and has it write what holds its memory into
+DIR at every report (``--trace`` adds tracemalloc's allocation sites; it slows pitui down).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import argparse
 import os
 import random
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -118,6 +121,16 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
+def probe(pid: int) -> None:
+    """Ask the probed pitui (the pane's shell's child) to write a memory dump."""
+    for proc in [pid, *descendants(pid)]:
+        try:
+            if "memory_probe.py" in Path(f"/proc/{proc}/cmdline").read_text():
+                os.kill(proc, signal.SIGUSR1)
+        except OSError:
+            pass
+
+
 class Appender(threading.Thread):
     """Appends a message line every ``APPEND_EVERY`` seconds to a random session, as pi does."""
 
@@ -200,6 +213,8 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="generate into (or reuse) this agent dir")
     parser.add_argument("--minutes", type=float, default=5.0)
     parser.add_argument("--cold", action="store_true", help="start with an empty index")
+    parser.add_argument("--probe", type=Path, help="write memory_probe.py dumps into this dir")
+    parser.add_argument("--trace", action="store_true", help="the probe with tracemalloc")
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         raise SystemExit("bench_soak needs tmux")
@@ -218,7 +233,14 @@ def main() -> None:
         "TERM": "xterm-256color",
         "PYTHONPATH": str(REPO),
     }
+    # glibc's malloc tunables (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_…), to compare
+    env.update({key: value for key, value in os.environ.items() if key.startswith("MALLOC_")})
     pitui = f"{sys.executable} -m pitui --all"
+    if args.probe is not None:
+        env["PITUI_PROBE_DIR"] = str(args.probe.resolve())
+        env["PITUI_PROBE_TRACE"] = "1" if args.trace else "0"
+        env["PITUI_PROBE_CHAINS"] = os.environ.get("PITUI_PROBE_CHAINS", "")
+        pitui = f"{sys.executable} {REPO / 'benchmarks' / 'memory_probe.py'} --all"
     if not args.cold:  # a previous run leaves the index warm
         subprocess.run(
             [sys.executable, "-m", "pitui", "list", "--all", "--json"],
@@ -245,6 +267,8 @@ def main() -> None:
         pid = pane_pid(session)
         print(f"{'time':>6} {'appends':>8} {'RSS MB':>8}  key to screen")
         report(0.0, appender.count, rss_mb(pid), key_latency(session, NO_ROWS))
+        if args.probe is not None:
+            probe(pid)
         start = time.monotonic()
         rss_at: dict[int, float] = {}
         while (elapsed := time.monotonic() - start) < args.minutes * 60:
@@ -255,6 +279,8 @@ def main() -> None:
                     rss_at[mark] = rss
             elapsed = time.monotonic() - start
             report(elapsed, appender.count, rss, key_latency(session, NO_ROWS))
+            if args.probe is not None:
+                probe(pid)
         if 500 in rss_at and 5000 in rss_at:
             growth = rss_at[5000] - rss_at[500]
             print(f"RSS after 5,000 appends - after 500: {growth:+.1f} MB (target: at most +30)")
