@@ -142,7 +142,7 @@ def _print_table(rows: list[Row[SessionInfo]], scope: str, named: bool, store: S
 
     from pitui.cli.common import out
     from pitui.core.paths import shorten_home
-    from pitui.core.search import display_title
+    from pitui.core.search import display_title, marked_title
     from pitui.core.units import format_age, format_count
     from pitui.render.safe_text import one_line
 
@@ -157,7 +157,8 @@ def _print_table(rows: list[Row[SessionInfo]], scope: str, named: bool, store: S
             right.insert(0, one_line(shorten_home(info.cwd)))
         right_text = " ".join(right)
         title_width = max(10, width - cell_len(row.prefix) - (cell_len(right_text) + 2))
-        title = one_line(display_title(info.name, info.first_message), title_width)
+        title = display_title(info.name, info.first_message)
+        title = one_line(marked_title(title, info.header_problem), title_width)
         pad = width - cell_len(row.prefix) - cell_len(title) - cell_len(right_text)
         out(f"{row.prefix}{title}{' ' * max(1, pad)}{right_text}")
 

@@ -54,8 +54,10 @@ INDEX_FILE = "index.sqlite3"
 # (the brief column is in marshal's format: another format version rebuilds the index)
 # 8: tokens by pi's rule (core/facts.py); 9: the one cache (a modified column, no folder
 # tables); 10: the newest rows indexed by (modified, path); 11: label times in the row and the
-# summary state (core/labels.py: every label of a listing, with its age, from the index)
-SCHEMA_VERSION = f"11-{marshal.version}"
+# summary state (core/labels.py: every label of a listing, with its age, from the index); 12: a
+# header problem in the row and the summary state (files pi lists but cannot resume are listed,
+# marked: issue 20.5)
+SCHEMA_VERSION = f"12-{marshal.version}"
 # Files older versions kept beside the index (whole outputs, first pages): removed with them.
 _OLD_CACHE_FILES = ("index.sqlite3.out-*", "first-page-*.marshal")
 BUSY_TIMEOUT_MS = 5000

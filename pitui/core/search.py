@@ -42,6 +42,7 @@ from pitui.core.jsregex import compile_js_regex, js_regex_subject
 from pitui.core.paths import default_normalize_path
 
 __all__ = [
+    "HEADER_PROBLEMS",
     "Query",
     "Row",
     "SearchableSession",
@@ -53,6 +54,7 @@ __all__ = [
     "filter_and_sort",
     "fuzzy_score",
     "has_name",
+    "marked_title",
     "named_filter",
     "parse_query",
     "prepare_search_texts",
@@ -576,6 +578,20 @@ def named_filter(items: Iterable[S]) -> list[S]:
 
 
 _CONTROL_CHARS: Final = re.compile("[\x00-\x1f\x7f]")
+
+
+# Files pi's /resume lists (or a fork writes) that pi cannot resume: listed, marked, never
+# resumed (pi 0.73.1 writes a fresh header over them, pi 1.x refuses them; issue 20.5). The
+# summary's header problem → the mark the listings show before the title.
+HEADER_PROBLEMS = {
+    "no-id": "[header without id]",  # pi lists it (it checks only the first object's type)
+    "line-before-header": "[line before the header]",  # a fork's title line: pi does not list it
+}
+
+
+def marked_title(title: str, header_problem: str | None) -> str:
+    """A listed title with its file's header problem in front (see :data:`HEADER_PROBLEMS`)."""
+    return title if header_problem is None else f"{HEADER_PROBLEMS[header_problem]} {title}"
 
 
 def display_title(name: str | None, first_message: str) -> str:

@@ -21,6 +21,7 @@ _INFO_FIELDS = (
     "path", "id", "cwd", "name", "parent_session_path", "created", "modified", "modified_iso",
     "message_count", "first_message", "text_length", "branch_count", "entry_count", "labels",
     "last_model", "total_tokens", "cost", "size", "all_messages_text", "label_times",
+    "header_problem",
 )  # fmt: skip
 
 
@@ -36,9 +37,9 @@ class SessionInfo:
 
     __slots__ = (
         "_search", "all_messages_text", "branch_count", "cost", "created", "cwd", "entry_count",
-        "first_message", "id", "label_times", "labels", "last_model", "message_count", "modified",
-        "modified_iso", "name", "parent_session_path", "path", "size", "text_length",
-        "total_tokens",
+        "first_message", "header_problem", "id", "label_times", "labels", "last_model",
+        "message_count", "modified", "modified_iso", "name", "parent_session_path", "path", "size",
+        "text_length", "total_tokens",
     )  # fmt: skip
 
     def __init__(
@@ -64,6 +65,7 @@ class SessionInfo:
         all_messages_text: str | None = None,
         *,
         label_times: dict[str, str] | None = None,  # target id -> when its label was set
+        header_problem: str | None = None,  # search.HEADER_PROBLEMS' key: listed, not resumable
     ) -> None:
         self.path = path
         self.id = id
@@ -85,6 +87,7 @@ class SessionInfo:
         self.cost = cost
         self.size = size
         self.all_messages_text = all_messages_text
+        self.header_problem = header_problem
         self._search: str | None = None
 
     def __repr__(self) -> str:
@@ -111,7 +114,7 @@ class SessionInfo:
         """pi's keys first (as ``pitui list --json`` prints them), then pitui's."""
         return {
             "path": self.path,
-            "id": self.id,
+            "id": None if self.header_problem == "no-id" else self.id,  # (pi: undefined)
             "cwd": self.cwd,
             "name": self.name,
             "parentSessionPath": self.parent_session_path,
@@ -127,6 +130,7 @@ class SessionInfo:
             "lastModel": self.last_model,
             "totalTokens": self.total_tokens,
             "cost": self.cost,
+            "headerProblem": self.header_problem,
         }
 
     def to_row(self) -> list[Any]:
@@ -135,12 +139,12 @@ class SessionInfo:
             self.id, self.cwd, self.name, self.parent_session_path, self.created, self.modified,
             self.modified_iso, self.message_count, self.first_message, self.text_length,
             self.branch_count, self.entry_count, self.labels, self.last_model, self.total_tokens,
-            self.cost, self.label_times,
+            self.cost, self.label_times, self.header_problem,
         ]  # fmt: skip
 
     @classmethod
     def from_row(cls, path: str, size: int, row: list[Any]) -> SessionInfo:
-        info = cls(path, *row[:-1], label_times=row[-1])
+        info = cls(path, *row[:-2], label_times=row[-2], header_problem=row[-1])
         info.size = size
         return info
 

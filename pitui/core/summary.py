@@ -118,9 +118,9 @@ class SummaryState:
 
     __slots__ = (
         "activity", "anon", "branched", "childless", "cost", "created", "cwd", "entries",
-        "first_message", "header_modified", "id", "label_times", "labels", "message_count",
-        "model", "name", "parent", "parts", "provider", "status", "text_chars", "text_length",
-        "texts", "tokens", "v1",
+        "first_message", "header_modified", "header_problem", "id", "label_times", "labels",
+        "message_count", "model", "name", "parent", "parts", "provider", "status", "text_chars",
+        "text_length", "texts", "tokens", "v1",
     )  # fmt: skip
 
     def __init__(self, *, texts: bool = True) -> None:
@@ -134,6 +134,9 @@ class SummaryState:
         self.created: float | None = None  # new Date(header.timestamp), any type
         self.header_modified: float | None = None  # only a string header timestamp counts here
         self.v1 = False
+        # a key of search.HEADER_PROBLEMS; "line-before-header" also while undecided: the first
+        # object was not a header, the next decides
+        self.header_problem: str | None = None
         self.name: str | None = None
         self.message_count = 0
         self.first_message: str | None = None
@@ -344,11 +347,21 @@ class SummaryState:
         return copy
 
     def _header(self, obj: dict[str, Any]) -> None:
-        if obj.get("type") != "session" or type(obj.get("id")) is not str:
-            self.status = _NOT_A_SESSION
+        """The first JSON objects decide: a header (listed; marked when it has no string id),
+        one line before a header (a fork's title line: listed, marked), anything else not a
+        session."""
+        if obj.get("type") != "session":
+            if self.header_problem is None:
+                self.header_problem = "line-before-header"  # (the next object decides)
+            else:
+                self.status = _NOT_A_SESSION
             return
         self.status = _SESSION
-        self.id = obj["id"]
+        entry_id = obj.get("id")
+        if type(entry_id) is not str:
+            entry_id = ""
+            self.header_problem = self.header_problem or "no-id"
+        self.id = entry_id
         cwd = obj.get("cwd")
         self.cwd = cwd if isinstance(cwd, str) else ""
         parent = obj.get("parentSession")
@@ -446,6 +459,7 @@ class SummaryState:
             cost=self.cost,
             size=size,
             all_messages_text=self.text if self.texts else None,
+            header_problem=self.header_problem,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -458,6 +472,7 @@ class SummaryState:
             "created": self.created,
             "headerModified": self.header_modified,
             "v1": self.v1,
+            "headerProblem": self.header_problem,
             "name": self.name,
             "messageCount": self.message_count,
             "firstMessage": self.first_message,
@@ -487,6 +502,7 @@ class SummaryState:
         state.created = data["created"]
         state.header_modified = data["headerModified"]
         state.v1 = data["v1"]
+        state.header_problem = data["headerProblem"]
         state.name = data["name"]
         state.message_count = data["messageCount"]
         state.first_message = data["firstMessage"]

@@ -44,6 +44,10 @@ class PickerItem(Protocol):
     def first_message(self) -> str: ...
     @property
     def message_count(self) -> int: ...
+    @property
+    def header_problem(self) -> str | None:
+        """A key of :data:`pitui.core.search.HEADER_PROBLEMS`: listed, but pi cannot resume it."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -284,14 +284,47 @@ def test_name_latest_wins_and_blank_clears(tmp_path: Path) -> None:
         b"",
         b"\n  \n",
         b'{"type":"message","id":"1"}\n',
-        jsonl(header={**HEADER, "id": 5}),
         b"not json\n" + jsonl(header={"type": "model_change", "id": "x"}),
+        jsonl(*chain(["a"]), header={"type": "title", "title": "t"}),
     ],
-    ids=["empty", "blank", "no-header", "non-string-id", "first-object-not-header"],
+    ids=["empty", "blank", "no-header", "first-object-not-header", "no-header-after-a-line"],
 )
 def test_not_a_session(tmp_path: Path, data: bytes) -> None:
     result = summarise_bytes(tmp_path, data)
     assert result.row is None and result.error is None
+
+
+@pytest.mark.parametrize(
+    ("data", "problem", "session_id"),
+    [
+        (jsonl(*chain(["a", "b"]), header={**HEADER, "id": 5}), "no-id", ""),
+        (jsonl(*chain(["a", "b"]), header={k: v for k, v in HEADER.items() if k != "id"}),
+         "no-id", ""),
+        (b'{"type":"title","title":"A fork\'s title"}\n' + jsonl(*chain(["a", "b"])),
+         "line-before-header", HEADER["id"]),
+    ],
+    ids=["non-string-id", "no-id", "line-before-header"],
+)  # fmt: skip
+def test_a_header_pi_cannot_resume_is_listed_and_marked(
+    tmp_path: Path, data: bytes, problem: str, session_id: str
+) -> None:
+    # pi's /resume lists a header without id (it checks only the first object's type), where
+    # picking it costs the file (0.73.1) or is refused (1.6.0); a fork writes a title line first.
+    # Both are listed, marked, and the mark survives the index's row and the resumable state.
+    info = info_from_bytes(tmp_path, data)
+    assert (info.header_problem, info.id, info.message_count) == (problem, session_id, 2)
+    assert info.to_json()["headerProblem"] == problem
+    assert info.to_json()["id"] == (None if problem == "no-id" else session_id)
+    row = SessionInfo.from_row(info.path, info.size, load_json(dump_json(info.to_row())))
+    assert row.header_problem == problem
+    half = data.rindex(b"\n", 0, len(data) - 1) + 1  # the last line appended later
+    state = SummaryState()
+    state.feed(data[:half])
+    resumed = SummaryState.from_json(load_json(dump_json(state.to_json())), state.text)
+    resumed.feed(data, half)
+    resumed_info = resumed.info(info.path, len(data), 0)
+    assert resumed_info is not None
+    assert (resumed_info.header_problem, resumed_info.message_count) == (problem, 2)
 
 
 def test_header_after_garbage_and_bom_and_crlf(tmp_path: Path) -> None:

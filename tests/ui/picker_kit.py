@@ -66,6 +66,7 @@ class FakeItem:
     text: str = ""  # all message text (searched)
     labels: dict[str, str] = field(default_factory=dict)  # entry id -> label
     label_times: dict[str, str] = field(default_factory=dict)  # entry id -> ISO time
+    header_problem: str | None = None
 
     @property
     def search_text(self) -> str:

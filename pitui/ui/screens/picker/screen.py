@@ -522,6 +522,19 @@ class PickerScreen(Screen[None]):
             self.action_open_tree()
             return
         item = self.selected_item
+        if item is not None and item.header_problem is not None:
+            # pi 0.73.1 writes a fresh header over such a file (its entries are lost), pi 1.x
+            # refuses it: never handed to pi (issue 20.5)
+            why = "its header has no id" if item.header_problem == "no-id" else (
+                "a line comes before its header"
+            )  # fmt: skip
+            self.show_status(
+                f"Cannot resume this file: {why} (pi 0.73.1 would overwrite it, pi 1.x refuses "
+                f"it). {self._key('picker.doctor')}: what the doctor finds, "
+                f"{self._key('picker.open')}: its lines",
+                "error",
+            )
+            return
         if item is not None and self._on_resume is not None:
             self._on_resume(item)
 

@@ -13,6 +13,7 @@ from typing import Literal, NamedTuple
 from pitui.core import trash
 from pitui.core.js import js_trim
 from pitui.core.search import display_title as core_display_title
+from pitui.core.search import marked_title
 from pitui.render.safe_text import one_line
 from pitui.ui.catalog import FullTextHit, PickerItem, Scope, SortMode
 
@@ -32,8 +33,9 @@ FULL_TEXT_EMPTY = "  Full-text search: type words to find in every message body"
 
 
 def display_title(item: PickerItem) -> str:
-    """The name when it has one, else the first message (control characters → spaces, trimmed)."""
-    return core_display_title(item.name, item.first_message)
+    """The name when it has one, else the first message (control characters → spaces, trimmed);
+    a file pi cannot resume has its header problem in front."""
+    return marked_title(core_display_title(item.name, item.first_message), item.header_problem)
 
 
 def find_match(text: str, query: str) -> tuple[int, int] | None:
