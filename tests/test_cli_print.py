@@ -3,22 +3,15 @@ size, follows a resize, prints the chosen path to the pipe, and exits 1 when non
 
 from __future__ import annotations
 
-import fcntl
 import os
-import pty
-import re
-import select
-import signal
-import struct
 import subprocess
 import sys
-import termios
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.core.sessiondata import assistant, user
+from tests.pty_terminal import Terminal
 from tests.ui.picker_kit import write_session
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
@@ -26,17 +19,7 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
 CWD = "/home/ana/code/webapp"
 
 
-def _set_size(fd: int, columns: int, rows: int) -> None:
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
-
-
-def _take_terminal() -> None:
-    # (in the child, a session leader: the pty on stdin becomes its controlling terminal,
-    # what /dev/tty names, as a shell's terminal is)
-    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-
-
-class PrintRun:
+class PrintRun(Terminal):
     """``pitui --print`` with a pty as its terminal and a pipe as its stdout."""
 
     def __init__(self, tmp_path: Path, columns: int, rows: int) -> None:
@@ -58,53 +41,17 @@ class PrintRun:
         }
         if "PYTHONPATH" in os.environ:
             env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-        self.master, slave = pty.openpty()
-        _set_size(slave, columns, rows)
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "pitui", "--all", "--no-watch", "--print"],
-            stdin=slave, stdout=subprocess.PIPE, stderr=slave, env=env, cwd=tmp_path,
-            start_new_session=True, preexec_fn=_take_terminal,
-        )  # fmt: skip
-        os.close(slave)
-        self.output = bytearray()
-
-    def read(self, seconds: float) -> None:
-        deadline = time.monotonic() + seconds
-        while (left := deadline - time.monotonic()) > 0:
-            ready, _, _ = select.select([self.master], [], [], left)
-            if not ready:
-                return
-            try:
-                chunk = os.read(self.master, 65536)
-            except OSError:
-                return
-            if not chunk:
-                return
-            self.output += chunk
-
-    def wait_for(self, pattern: bytes, timeout: float = 30.0) -> None:
-        """Until ``pattern`` is in all that was drawn so far."""
-        deadline = time.monotonic() + timeout
-        while not re.search(pattern, bytes(self.output)):
-            if time.monotonic() > deadline or self.proc.poll() is not None:
-                raise AssertionError(f"{pattern!r} never appeared: {bytes(self.output[-1500:])!r}")
-            self.read(0.2)
-
-    def resize(self, columns: int, rows: int) -> None:
-        _set_size(self.master, columns, rows)
-        os.kill(self.proc.pid, signal.SIGWINCH)
+        argv = [sys.executable, "-m", "pitui", "--all", "--no-watch", "--print"]
+        super().__init__(argv, env, tmp_path, columns=columns, rows=rows, stdout=subprocess.PIPE)
 
     def finish(self, keys: bytes) -> tuple[int, bytes]:
+        """Press ``keys``; pitui's exit code and what it printed to the pipe."""
         os.write(self.master, keys)
         try:
             stdout, _ = self.proc.communicate(timeout=40)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            raise
         finally:
-            self.read(0.3)
-            os.close(self.master)
-        return self.proc.returncode, stdout
+            code = self.close()
+        return code, stdout
 
 
 def _bottom_row_drawn(rows: int) -> bytes:
@@ -117,11 +64,11 @@ def test_print_draws_on_the_terminal_follows_a_resize_and_prints_the_choice(
     tmp_path: Path,
 ) -> None:
     run = PrintRun(tmp_path, columns=110, rows=33)
-    run.wait_for(rb"Make the printed path")
-    run.wait_for(_bottom_row_drawn(33), timeout=5)
-    run.wait_for(rb"last activity")  # the preview: the list is ready for keys
+    run.wait_for_pattern(rb"Make the printed path")
+    run.wait_for_pattern(_bottom_row_drawn(33), timeout=5)
+    run.wait_for_pattern(rb"last activity")  # the preview: the list is ready for keys
     run.resize(140, 41)
-    run.wait_for(_bottom_row_drawn(41), timeout=10)
+    run.wait_for_pattern(_bottom_row_drawn(41), timeout=10)
     run.read(0.5)
     code, stdout = run.finish(b"\r")  # Enter: choose the session
     assert code == 0
@@ -131,7 +78,7 @@ def test_print_draws_on_the_terminal_follows_a_resize_and_prints_the_choice(
 
 def test_print_exits_1_when_nothing_was_chosen(tmp_path: Path) -> None:
     run = PrintRun(tmp_path, columns=100, rows=30)
-    run.wait_for(rb"last activity")
+    run.wait_for_pattern(rb"last activity")
     code, stdout = run.finish(b"\x1b")  # Esc: leave without choosing
     assert code == 1
     assert stdout == b""

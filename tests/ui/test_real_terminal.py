@@ -9,22 +9,17 @@ everything pitui wrote.
 
 from __future__ import annotations
 
-import fcntl
 import os
-import pty
 import re
-import select
 import signal
-import struct
 import subprocess
 import sys
-import termios
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import fixture_by_scenario
+from tests.pty_terminal import Terminal
 from tests.ui.picker_kit import copy_fixture
 
 # What the fixture's messages hold (see its README) and pitui itself never sends.
@@ -41,54 +36,6 @@ HOSTILE = [
     b"\x08\x08\x08XYZ",  # backspaces
     "\u202e".encode(),  # a bidi override
 ]
-
-
-class Terminal:
-    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
-        self.master, slave = pty.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 140, 0, 0))
-        self.proc = subprocess.Popen(
-            argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd,
-            start_new_session=True, close_fds=True,
-        )  # fmt: skip
-        os.close(slave)
-        self.output = bytearray()
-
-    def read(self, seconds: float) -> None:
-        deadline = time.monotonic() + seconds
-        while (left := deadline - time.monotonic()) > 0:
-            ready, _, _ = select.select([self.master], [], [], left)
-            if not ready:
-                return
-            try:
-                chunk = os.read(self.master, 65536)
-            except OSError:  # the app has exited
-                return
-            if not chunk:
-                return
-            self.output += chunk
-
-    def wait_for(self, text: bytes, timeout: float = 30.0) -> None:
-        deadline = time.monotonic() + timeout
-        start = len(self.output)
-        while text not in self.output[start:]:
-            if time.monotonic() > deadline or self.proc.poll() is not None:
-                tail = bytes(self.output[-2000:])
-                raise AssertionError(f"{text!r} never appeared; last output: {tail!r}")
-            self.read(0.2)
-
-    def send(self, keys: bytes, settle: float = 0.6) -> None:
-        os.write(self.master, keys)
-        self.read(settle)
-
-    def close(self) -> int:
-        try:
-            return self.proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            raise
-        finally:
-            os.close(self.master)
 
 
 def store_env(tmp_path: Path, scenario: str) -> dict[str, str]:
