@@ -93,6 +93,9 @@ class Probe:
         lines = [f"rss_kb {_rss_kb()}", f"blocks {sys.getallocatedblocks()}"]
         lines += [f"malloc_{key} {value}" for key, value in _mallinfo().items()]
         lines.append(f"threads {[thread.name for thread in threading.enumerate()]}")
+        memory = sys.modules.get("pitui.core.memory")
+        if memory is not None:
+            lines.append(f"malloc_trims {memory.trim_stats}")
         lines.append(f"gc_objects_before_collect {len(gc.get_objects())}")
         lines.append(f"gc_collected {gc.collect()} garbage {len(gc.garbage)}")
         lines.append(f"gc_stats {gc.get_stats()}")

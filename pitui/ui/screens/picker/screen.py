@@ -29,6 +29,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from pitui.config import Settings
 from pitui.core.js import js_trim
+from pitui.core.memory import TRIM_INTERVAL, release_freed_memory
 from pitui.core.pins import PinError, Pins
 from pitui.render.safe_text import one_line
 from pitui.ui.catalog import Catalog, FullTextHit, PickerItem, Scope, SortMode, sort_items
@@ -129,6 +130,7 @@ class PickerScreen(Screen[None]):
         self._keep_after_load: str | None = None  # select this session when the reload lands
         self.watching = False
         self._keys_have_selection: bool | None = None  # what the footer's keys last showed
+        self._trim_due = False  # rows or a listing were rebuilt since the last trim
         self._unreadable_told: Mapping[str, str] = {}  # the unreadable folders last told of
 
     # ---------------------------------------------------------------------------- layout
@@ -159,6 +161,7 @@ class PickerScreen(Screen[None]):
             self.state.visible.items = sort_items(early)
             self.refilter()
         self.set_interval(AGE_TICK, self.session_list.refresh)
+        self.set_interval(TRIM_INTERVAL, self._trim_memory)
 
     def on_unmount(self) -> None:
         self.loader.cancel.set()
@@ -243,6 +246,7 @@ class PickerScreen(Screen[None]):
 
     @on(ScopeLoaded)
     def _on_loaded(self, message: ScopeLoaded) -> None:
+        self._trim_due = True
         scope = message.scope
         outcome = self.state.finish_load(
             scope, message.generation, message.items, message.error, now=time.monotonic()
@@ -270,6 +274,16 @@ class PickerScreen(Screen[None]):
         if not self.state.scopes[scope].running:
             self.marks.touched.clear()
         self.call_after_refresh(self._start_watch)  # (an empty scope draws no rows)
+
+    def _trim_memory(self) -> None:
+        """Every re-read of the listing (twice a second while pi writes) and every filtered
+        result frees the old rows and texts among the ones kept, which the C heap would keep
+        (issue 24.13): give that memory back, in a thread (a trim holds the heap's lock for up
+        to ~0.2 s), when something was rebuilt since the last time."""
+        if self._trim_due:
+            self._trim_due = False
+            trim = partial(release_freed_memory, interval=TRIM_INTERVAL / 2)
+            self.run_worker(trim, thread=True, group="trim", exit_on_error=False)
 
     def _warn_unreadable(self) -> None:
         """Say which folders could not be read (their sessions are missing), once per change:
@@ -328,6 +342,7 @@ class PickerScreen(Screen[None]):
 
     @on(RowsFiltered)
     def _on_filtered(self, message: RowsFiltered) -> None:
+        self._trim_due = True
         if message.key != self.state.filter_request().key or entry_mode(self.state.query):
             return  # an older request: a newer one is on its way
         shown = self.state.shown
