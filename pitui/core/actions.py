@@ -1,7 +1,8 @@
 """Every write a user can ask for, with its guards, in one place.
 
 One function per action: :func:`rename`, :func:`label`, :func:`switch`, :func:`extract`,
-:func:`trash`, :func:`restore` and :func:`restore_last`. The UI, the commands and
+:func:`prune` (and :func:`restore_pruned`), :func:`trash`, :func:`restore` and
+:func:`restore_last`. The UI, the commands and
 :class:`~pitui.core.manager.SessionManager` call these; :mod:`pitui.core.edit` underneath makes
 the raw writes (whole lines in one ``O_APPEND`` write, atomic rewrites, ids).
 
@@ -37,11 +38,12 @@ import math
 import os
 import shutil
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from pitui.core import edit, journal
+from pitui.core import prune as pruning
 from pitui.core import trash as trash_files
 from pitui.core.edit import FileBusyError, WriteError
 from pitui.core.jsonl import parse_json_line
@@ -53,6 +55,7 @@ from pitui.core.stringify import dump_entry
 __all__ = [
     "FileBusyError",
     "MigrationLossError",
+    "Pruned",
     "Restored",
     "SwitchPlan",
     "TrashOutcome",
@@ -68,10 +71,12 @@ __all__ = [
     "migrate",
     "migration_losses",
     "plan_switch",
+    "prune",
     "remember_write",
     "rename",
     "restore",
     "restore_last",
+    "restore_pruned",
     "resume_position",
     "switch",
     "switch_build",
@@ -255,20 +260,33 @@ def migration_losses(session: Session) -> list[tuple[int, str]]:
     return sorted(lost.items())
 
 
-def _keep_in_trash(path: str) -> str:
-    """A copy of ``path`` (``<name>.before-migration``, beside it) moved to the trash; returns
-    where it went. ``pitui restore`` gives the copy back under that name."""
-    copy = f"{path}.before-migration"
+def _trash_original(path: str, suffix: str) -> tuple[str, trash_files.TrashedItem | None]:
+    """The file as it is now, under ``<name><suffix>`` beside it, moved to the trash: a second
+    link to the same bytes (no copy of a big file) where the file system has links, else a copy.
+    Returns where it went and its trash record (None where the trash keeps none)."""
+    copy = f"{path}{suffix}"
     try:
-        shutil.copy2(path, copy)
+        try:
+            os.link(path, copy)
+        except FileExistsError:
+            raise
+        except OSError:
+            shutil.copy2(path, copy)
         item = trash_files.trash(copy)
     except (OSError, trash_files.TrashError) as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(copy)
+        if not isinstance(exc, FileExistsError):
+            with contextlib.suppress(OSError):
+                os.unlink(copy)
         raise WriteError(
             f"{path}: the original could not be kept in the trash ({exc}); nothing was written"
         ) from exc
-    return item.stored if item is not None else copy
+    return (item.stored if item is not None else copy), item
+
+
+def _keep_in_trash(path: str) -> str:
+    """The original (``<name>.before-migration``) in the trash; returns where it went.
+    ``pitui restore`` gives the copy back under that name."""
+    return _trash_original(path, ".before-migration")[0]
 
 
 def _migrate(session: Session, *, allow_loss: bool) -> tuple[bool, str | None]:
@@ -444,6 +462,125 @@ def create_file(
     journal.remember_write(path)
 
 
+# ------------------------------------------------------------------------------------- prune
+
+PRUNE_SUFFIX = ".before-prune"
+
+
+@dataclass(frozen=True, slots=True)
+class Pruned:
+    """What a prune did: the plan it carried out, the file's size before and after, and where
+    the original is (in the trash, as ``<name>.before-prune``; ``original`` is its record)."""
+
+    path: str
+    plan: pruning.PrunePlan
+    size_before: int
+    size_after: int
+    original_kept: str
+    original: trash_files.TrashedItem | None
+
+
+def prune(
+    session: Session,
+    uids: Sequence[str],
+    *,
+    force: bool = False,
+    clock: float | None = None,
+    keep: Sequence[EntryMeta] = (),
+    drop_labels: bool = False,
+) -> Pruned:
+    """Remove the subtrees under the entries ``uids`` from the file (see
+    :mod:`pitui.core.prune` for what is refused), keeping every other line byte for byte and in
+    order: the original goes to the trash first, then the file is rewritten atomically
+    (:func:`~pitui.core.edit.rewrite_without`). The guards of every write apply (pi writing it,
+    a line still being written, a cut last line). :func:`restore_pruned` gives the original
+    back. The session is read again afterwards. ``keep`` and ``drop_labels``: as for
+    :func:`~pitui.core.prune.plan_prune`."""
+    session.refresh()
+    check_write(session, force=force, clock=clock, linearize=False)
+    plan = pruning.plan_prune(session, uids, keep=keep, drop_labels=drop_labels)
+    stat = os.stat(session.path)
+    before = edit.FileState((stat.st_dev, stat.st_ino), stat.st_size)
+    if stat.st_size != session.end_offset:
+        raise FileBusyError(f"{session.path} changed while pitui was reading it; try again")
+    drop = _merged((meta.offset, meta.offset + meta.length + 1) for meta in plan.entries)
+    leaf, count = session.leaf_id, len(session.entries)
+    kept, item = _trash_original(session.path, PRUNE_SUFFIX)
+    try:
+        after = edit.rewrite_without(session.path, drop, before)
+    except WriteError:
+        if item is not None:  # nothing changed: the copy in the trash is not needed
+            with contextlib.suppress(OSError):
+                os.unlink(item.stored)
+                os.unlink(item.info)
+        raise
+    journal.remember_write(session.path)
+    if item is not None:
+        journal.log_prune(session.path, item.info)
+    session.reload()
+    if session.leaf_id != leaf or len(session.entries) != count - len(plan.entries):
+        raise WriteError(
+            f"{session.path} does not read as planned after the prune; the original is in the "
+            f"trash: {kept} (pitui restore {session.path})"
+        )
+    return Pruned(session.path, plan, before.size, after.size, kept, item)
+
+
+def _merged(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def pruned_original(path: str) -> trash_files.TrashedItem | None:
+    """The most recent original of ``path`` that a prune put in the trash, if any."""
+    if not trash_files.restore_supported():
+        return None
+    found = trash_files.find_trashed(f"{os.path.abspath(path)}{PRUNE_SUFFIX}")
+    return found[0] if found else None
+
+
+def restore_pruned(
+    path: str, item: trash_files.TrashedItem | None = None, *, force: bool = False
+) -> trash_files.TrashedItem:
+    """Undo a prune: the original (``item``, else the latest one in the trash) replaces the
+    pruned file, atomically. Refused when the file changed since the prune (pi wrote to it:
+    that would be lost), unless ``force``: then the file as it is goes to the trash first.
+    Returns the record, with ``original`` the session's path."""
+    path = os.path.abspath(path)
+    if not trash_files.restore_supported():
+        raise trash_files.TrashError("restoring from the trash needs the freedesktop trash (Linux)")
+    item = item or pruned_original(path)
+    if item is None or not os.path.lexists(item.stored):
+        raise trash_files.TrashError(f"the trash holds no original of {path} from before a prune")
+    try:
+        stat: os.stat_result | None = os.stat(path)
+    except FileNotFoundError:
+        stat = None
+    except OSError as exc:
+        raise trash_files.TrashError(f"{path}: {exc.strerror or exc}") from exc
+    if stat is not None and not journal.is_pruned_state(path, stat, item.info):
+        if not force:
+            raise trash_files.TrashError(
+                f"{path} changed since it was pruned (pi wrote to it?): restoring the original "
+                "would lose that (use --force to restore anyway; the file as it is now goes to "
+                "the trash first)"
+            )
+        trash_files.trash(path)
+    try:
+        os.replace(item.stored, path)  # the trash is on the file's own file system
+    except OSError as exc:
+        raise trash_files.TrashError(f"cannot restore {path}: {exc.strerror or exc}") from exc
+    with contextlib.suppress(OSError):
+        os.unlink(item.info)
+    journal.remember_write(path)
+    return trash_files.TrashedItem(path, item.stored, item.info, item.deleted_at)
+
+
 # ---------------------------------------------------------------------------- trash, restore
 
 
@@ -481,11 +618,16 @@ class Restored:
     failed: list[tuple[trash_files.TrashedItem, str]]
 
 
-def restore(path: str, item: trash_files.TrashedItem | None = None) -> trash_files.TrashedItem:
+def restore(
+    path: str, item: trash_files.TrashedItem | None = None, *, force: bool = False
+) -> trash_files.TrashedItem:
     """Put a trashed session back at its exact path (``item``: that record, else the most
-    recent trashed copy of ``path``); refuses when something else lives there now."""
+    recent trashed copy of ``path``); refuses when something else lives there now. A session
+    that is there and was pruned gets its original back (:func:`restore_pruned`)."""
     if not trash_files.restore_supported():
         raise trash_files.TrashError("restoring from the trash needs the freedesktop trash (Linux)")
+    if item is None and os.path.lexists(path) and pruned_original(path) is not None:
+        return restore_pruned(path, force=force)
     if item is None:
         return trash_files.restore_path(path)
     trash_files.restore(item)

@@ -22,7 +22,7 @@ import secrets
 import tempfile
 import time
 import uuid
-from collections.abc import Container, Iterable
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -166,10 +166,17 @@ def _undo_partial_append(fd: int, size_before: int, written: int) -> None:
         pass  # nothing more can be done; the error being raised says the write failed
 
 
-def atomic_write(path: str, lines: Iterable[bytes], *, exclusive: bool = False) -> None:
+def atomic_write(
+    path: str,
+    lines: Iterable[bytes],
+    *,
+    exclusive: bool = False,
+    before_replace: Callable[[], None] | None = None,
+) -> None:
     """Write a whole file: temp file in the same folder, fsync, keep mode, rename, fsync folder.
 
-    With ``exclusive`` the target must not exist (a new session file).
+    With ``exclusive`` the target must not exist (a new session file). ``before_replace`` runs
+    right before the rename and may raise to leave the target as it is (a last look at it).
     """
     target = Path(path)
     folder = target.parent
@@ -194,6 +201,8 @@ def atomic_write(path: str, lines: Iterable[bytes], *, exclusive: bool = False) 
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temp, mode if mode is not None else 0o644 & ~_umask())
+        if before_replace is not None:
+            before_replace()
         if exclusive:
             os.link(temp, target)  # fails if the target appeared meanwhile
             os.unlink(temp)
@@ -294,6 +303,48 @@ def migrate_file(session: Session) -> None:
     lines.extend(dump_entry(session.raw(meta)) for meta in session.entries)
     atomic_write(session.path, lines)
     session.reload()
+
+
+_COPY_CHUNK = 1 << 20
+
+
+def rewrite_without(path: str, drop: Sequence[tuple[int, int]], expect: FileState) -> FileState:
+    """Rewrite ``path`` atomically without the byte ranges ``drop`` (sorted, apart: whole lines
+    with their newlines), every other byte as it was and in order. Refused, nothing written,
+    when the file is not ``expect`` (inode and size) when read or right before the replace, or
+    when a range does not end a line. Returns the state of the new file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise WriteError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+
+    def unchanged(stat: os.stat_result) -> None:
+        if (stat.st_dev, stat.st_ino) != expect.inode or stat.st_size != expect.size:
+            raise FileBusyError(f"{path} changed while pitui was rewriting it; nothing was written")
+
+    def chunks() -> Iterator[bytes]:
+        pos = 0
+        for start, end in (*drop, (expect.size, expect.size)):
+            while pos < start:
+                data = os.pread(fd, min(_COPY_CHUNK, start - pos), pos)
+                if not data:
+                    raise FileBusyError(f"{path} shrank while pitui was rewriting it")
+                yield data
+                pos += len(data)
+            pos = end
+
+    try:
+        stat = os.fstat(fd)
+        if not S_ISREG(stat.st_mode):
+            raise WriteError(f"{path} is not a regular file")
+        unchanged(stat)
+        for _, end in drop:
+            if not 0 < end <= expect.size or os.pread(fd, 1, end - 1) != b"\n":
+                raise WriteError(f"internal: the range ending at byte {end} is not whole lines")
+        atomic_write(path, chunks(), before_replace=lambda: unchanged(os.stat(path)))
+    finally:
+        os.close(fd)
+    return file_state(path)
 
 
 def session_inode(session: Session) -> tuple[int, int]:

@@ -3,6 +3,8 @@
 - ``own-writes.json``: for each file pitui wrote in the last minutes, its device, inode, size and
   modification time right after the write. A file still exactly so was last written by pitui, not
   by pi: a chained command (``pitui rename … && pitui label …``) is not refused as "busy".
+- ``prunes.json``: for each file pitui pruned, the trash record of the original and the file's
+  state right after the prune: restoring the original over a file still exactly so loses nothing.
 - ``trash-log.jsonl``: one line per batch pitui moved to the trash (a ``pitui rm`` run, a delete in
   the picker), so that ``pitui restore --last`` gives back the whole batch, and only what pitui (or
   pi) trashed.
@@ -34,6 +36,9 @@ except ImportError:  # no lock on Windows: two pitui processes may then lose a r
 
 OWN_WRITES = "own-writes.json"
 TRASH_LOG = "trash-log.jsonl"
+PRUNES = "prunes.json"
+# The prune records kept (the oldest are dropped past this many files).
+PRUNE_RECORDS = 200
 # A record of an own write only matters while the file would look "busy" (seconds); kept longer
 # so that a slow chain of commands still finds it.
 OWN_WRITE_KEEP_SECONDS = 600.0
@@ -218,3 +223,38 @@ def trash_batches() -> list[list[LoggedTrash]]:
         if batch:
             batches.append(batch)
     return batches
+
+
+# ------------------------------------------------------------------------------- prunes
+
+
+def log_prune(path: str, info: str) -> None:
+    """Record that pitui pruned ``path`` (as it is now) and put the original in the trash under
+    the ``.trashinfo`` record ``info``."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return
+    with contextlib.suppress(OSError), _locked() as folder:
+        if folder is None:
+            return
+        file = os.path.join(folder, PRUNES)
+        records = _parse_own(_read(file))
+        records.pop(_key(path), None)
+        records[_key(path)] = [*_signature(stat), info]  # type: ignore[list-item]
+        kept = dict(list(records.items())[-PRUNE_RECORDS:])
+        _replace(file, orjson.dumps(kept))
+
+
+def pruned_state(path: str, info: str) -> tuple[int, int, int, int] | None:
+    """The state ``path`` had right after the prune whose original is the trash record
+    ``info`` (None when pitui has no record of that prune)."""
+    record: Any = _parse_own(_read(os.path.join(str(data_dir()), PRUNES))).get(_key(path))
+    if not isinstance(record, list) or len(record) != 5 or record[4] != info:
+        return None
+    return (int(record[0]), int(record[1]), int(record[2]), int(record[3]))
+
+
+def is_pruned_state(path: str, stat: os.stat_result, info: str) -> bool:
+    """Whether the file in state ``stat`` is exactly as that prune left it."""
+    return pruned_state(path, info) == _signature(stat)

@@ -48,6 +48,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from pitui.core import actions, edit
+from pitui.core.actions import Pruned
 from pitui.core.context import ModelRef
 from pitui.core.context import build_context_entries as _context_entries
 from pitui.core.context import build_session_context as _session_context
@@ -66,6 +67,7 @@ from pitui.core.models import (
     to_raw,
 )
 from pitui.core.paths import session_dir_for, session_file_name
+from pitui.core.prune import PrunePlan, plan_prune
 from pitui.core.session import EntryMeta, Session
 from pitui.core.session_info import SessionInfo
 from pitui.core.stringify import dump_entry, dump_header
@@ -693,6 +695,30 @@ class SessionManager:
     def session(self) -> Session:
         """The read-side index of the session (tree, stats, raw entries) as it is now."""
         return self._view()
+
+    def plan_prune(self, entry_ids: str | Sequence[str], *, drop_labels: bool = False) -> PrunePlan:
+        """What :meth:`prune` would remove (nothing is written); raises
+        :class:`~pitui.core.prune.PruneRefusedError` with the reason it would refuse."""
+        view = self._view()
+        ids = [entry_ids] if isinstance(entry_ids, str) else list(entry_ids)
+        return plan_prune(view, ids, keep=self._kept_leaf(view), drop_labels=drop_labels)
+
+    def prune(self, entry_ids: str | Sequence[str], *, drop_labels: bool = False) -> Pruned:
+        """Remove the subtree under each entry from the file (beyond pi: its most requested
+        ``/tree`` feature), as :func:`pitui.core.actions.prune` does: every other line kept byte
+        for byte, the original in the trash first. Refused for the path to the file's last
+        entry and to this manager's leaf, and for anything a kept entry depends on."""
+        if not self._flushed or self._index is None:
+            raise edit.WriteError("this session has no file yet; there is nothing to prune")
+        ids = [entry_ids] if isinstance(entry_ids, str) else list(entry_ids)
+        view = self._index
+        return actions.prune(
+            view, ids, force=self.force, keep=self._kept_leaf(view), drop_labels=drop_labels
+        )
+
+    def _kept_leaf(self, view: Session) -> builtins.list[EntryMeta]:
+        leaf = view.get(self._leaf) if self._leaf is not None else None
+        return [leaf] if leaf is not None else []
 
     def refresh(self) -> Literal["unchanged", "grew", "replaced"]:
         """Read what another writer (pi) appended to the file since; the leaf stays where it is,

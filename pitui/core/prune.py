@@ -1,0 +1,407 @@
+"""Pruning an abandoned branch: what goes, and whether pi would read the file as before.
+
+A prune removes the lines of whole subtrees (an entry and every entry under it) and keeps every
+other line byte for byte, in order. This module only plans (pure, over the index); the write is
+:func:`pitui.core.actions.prune`, behind the guards of every write.
+
+A plan is refused when pi would not read the same leaf, active path, context, labels and name
+afterwards:
+
+- an entry of the active path (the path to the file's last entry, where pi continues; and any
+  ``keep`` leaf, such as a :class:`~pitui.core.manager.SessionManager`'s in-memory leaf);
+- an entry that a kept entry points at: its ``parentId`` (an ancestor of a kept entry), a
+  compaction's ``firstKeptEntryId``, a ``context_edit``'s ``targetId``;
+- an id that a kept entry also has (pi looks ids up by their last occurrence: the lookup would
+  move);
+- a label entry in the branch that decides the label of a kept entry, or a ``session_info`` entry
+  that decides the session's name (both are resolved over the whole file, every branch);
+- a file pi reads as one chain (no format version but ids and parents: pi linearizes it).
+
+What is not a dependency: a ``branch_summary``'s ``fromId`` (pi 1.x stores the abandoned leaf
+there: the summary's text stays in the context unchanged, pi never looks the id up) and the data
+of pitui's own switch markers. A label entry elsewhere whose target goes is removed with the
+branch when nothing hangs under it and it is not the leaf (else it stays, pointing at nothing,
+which pi ignores).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+from pitui.core.edit import WriteError
+from pitui.core.js import js_trim, parse_iso_ms
+from pitui.core.problems import ProblemKind
+from pitui.core.session import EntryMeta, Session
+
+__all__ = [
+    "DAY_SECONDS",
+    "PrunePlan",
+    "PruneRefusedError",
+    "StaleBranch",
+    "StalePlan",
+    "plan_prune",
+    "plan_stale",
+    "subtree",
+]
+
+DAY_SECONDS = 86_400.0
+
+
+class PruneRefusedError(WriteError):
+    """The prune would change what pi reads (or cannot be planned); ``str(exc)`` is one line."""
+
+
+@dataclass(frozen=True, slots=True)
+class PrunePlan:
+    """What a prune removes: the branch starts asked for, every entry that goes (file order),
+    and what the confirmation names."""
+
+    tops: tuple[EntryMeta, ...]
+    entries: tuple[EntryMeta, ...]
+    messages: int  # ``message`` entries among them
+    labels: dict[str, str]  # the labels that disappear: target id -> label text
+    # kept entries whose label was set (or cleared) from inside the branch: target -> (label
+    # now, label after); only with ``drop_labels``, else the plan is refused
+    kept_labels: dict[str, tuple[str | None, str | None]]
+    label_entries: int  # label entries removed (inside the branches, or pointing into them)
+    dangling_labels: int  # label entries that stay (something hangs under them), now targetless
+    bytes_saved: int  # the removed lines with their newlines
+    ended: str | None  # the latest timestamp in what goes (ISO)
+
+    @property
+    def uids(self) -> frozenset[str]:
+        return frozenset(meta.uid for meta in self.entries)
+
+
+def subtree(meta: EntryMeta) -> list[EntryMeta]:
+    """``meta`` and every entry under it (preorder; no recursion: chains are thousands deep)."""
+    found: list[EntryMeta] = []
+    stack = [meta]
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        if node.children:
+            stack.extend(reversed(node.children))
+    return found
+
+
+def _active(session: Session, keep: Iterable[EntryMeta]) -> set[str]:
+    uids: set[str] = set()
+    for leaf in (session.leaf, *keep):
+        uids.update(meta.uid for meta in session.path_to(leaf))
+    return uids
+
+
+def _describe(meta: EntryMeta) -> str:
+    what = f"{meta.type}/{meta.role}" if meta.type == "message" and meta.role else meta.type
+    return f"{meta.uid} ({what}, line {meta.line})"
+
+
+def _labels(metas: Iterable[EntryMeta]) -> dict[str, tuple[str, str]]:
+    """Label resolution (format §8.1) over ``metas`` in file order: target -> (label, time)."""
+    labels: dict[str, tuple[str, str]] = {}
+    for meta in metas:
+        if meta.type != "label" or meta.target_id is None:
+            continue
+        if meta.label is not None:
+            labels[meta.target_id] = (meta.label, meta.timestamp or "")
+        else:
+            labels.pop(meta.target_id, None)
+    return labels
+
+
+def _names(metas: Iterable[EntryMeta]) -> tuple[str | None, str | None]:
+    """The session name by pi 1.x's rule (the latest ``session_info``) and by 0.73.1's (the
+    latest with a non-empty name)."""
+    new: str | None = None
+    old: str | None = None
+    for meta in metas:
+        if meta.type != "session_info":
+            continue
+        name = js_trim(meta.name) if meta.name is not None else ""
+        new = name or None
+        if meta.name:
+            old = name
+    return new, old
+
+
+def _label_changes(
+    session: Session, kept: list[EntryMeta], gone_ids: set[str]
+) -> dict[str, tuple[str | None, str | None]]:
+    """The kept entries whose label (or label time) a label entry in the branch decides:
+    target -> (label now, label after the prune)."""
+    now = _labels(session.entries)
+    after = _labels(kept)
+    changed: dict[str, tuple[str | None, str | None]] = {}
+    for target in {*now, *after}:
+        if target not in gone_ids and now.get(target) != after.get(target):
+            before, later = now.get(target), after.get(target)
+            changed[target] = (before[0] if before else None, later[0] if later else None)
+    return dict(sorted(changed.items()))
+
+
+def _refusal(
+    session: Session,
+    gone: set[str],
+    active: set[str],
+    tops: Sequence[EntryMeta],
+    *,
+    drop_labels: bool,
+) -> str | None:
+    """Why removing the entries ``gone`` (uids) would change what pi reads, or None."""
+    for top in tops:
+        if top.uid in active:
+            return (
+                f"{_describe(top)} is on the active path (where pi continues); switch to "
+                "another branch first, then prune this one"
+            )
+    kept = [meta for meta in session.entries if meta.uid not in gone]
+    gone_ids = {meta.id for meta in session.entries if meta.uid in gone and meta.id is not None}
+    for meta in kept:
+        if meta.id is not None and meta.id in gone_ids:
+            return (
+                f"id {meta.id!r} is used twice in the file (one copy stays at line {meta.line}); "
+                "pi's lookups would change"
+            )
+        parent = meta.parent_id
+        if isinstance(parent, str) and parent in gone_ids:
+            return f"{_describe(meta)} stays, and its parent {parent} is in the branch"
+        if meta.type == "compaction" and meta.first_kept in gone_ids:
+            return (
+                f"the compaction {_describe(meta)} keeps the context from {meta.first_kept} "
+                "(firstKeptEntryId), which is in the branch"
+            )
+        if meta.type == "context_edit" and meta.target_id in gone_ids:
+            return (
+                f"the context edit {_describe(meta)} targets {meta.target_id}, which is in the "
+                "branch"
+            )
+    changed = _label_changes(session, kept, gone_ids)
+    if changed and not drop_labels:
+        target, (before, _) = next(iter(changed.items()))
+        more = f" (and {len(changed) - 1} more)" if len(changed) > 1 else ""
+        return (
+            f"a label entry in the branch sets the label “{before}” of {target}{more}, which "
+            "stays: that label would go too (allow it: --drop-labels, or confirm in the app)"
+        )
+    if _names(session.entries) != _names(kept):
+        return "a session_info entry in the branch decides the session's name"
+    return None
+
+
+def _collect(session: Session, tops: Sequence[EntryMeta], active: set[str]) -> list[EntryMeta]:
+    """The entries that go: the subtrees, then the label entries elsewhere that point into them
+    and can go without taking anything with them (no children, not the leaf)."""
+    gone: dict[str, EntryMeta] = {}
+    for top in tops:
+        for meta in subtree(top):
+            gone[meta.uid] = meta
+    gone_ids = {meta.id for meta in gone.values() if meta.id is not None}
+    for meta in session.entries:
+        if (
+            meta.type == "label"
+            and meta.uid not in gone
+            and meta.target_id in gone_ids
+            and not meta.children
+            and meta.uid not in active
+        ):
+            gone[meta.uid] = meta
+    return sorted(gone.values(), key=lambda meta: meta.line)
+
+
+def _check_file(session: Session) -> None:
+    if any(p.kind is ProblemKind.VERSION_TRAP for p in session.problems):
+        raise PruneRefusedError(
+            f"{session.path} has no format version; pi reads it as one chain, so no branch of it "
+            "is abandoned"
+        )
+
+
+def _plan(
+    session: Session, tops: Sequence[EntryMeta], active: set[str], *, drop_labels: bool
+) -> PrunePlan:
+    entries = _collect(session, tops, active)
+    gone = {meta.uid for meta in entries}
+    reason = _refusal(session, gone, active, tops, drop_labels=drop_labels)
+    if reason is not None:
+        raise PruneRefusedError(reason)
+    gone_ids = {meta.id for meta in entries if meta.id is not None}
+    kept = [meta for meta in session.entries if meta.uid not in gone]
+    labels = {target: text for target, text in session.labels.items() if target in gone_ids}
+    dangling = sum(
+        1
+        for meta in session.entries
+        if meta.type == "label" and meta.uid not in gone and meta.target_id in gone_ids
+    )
+    stamps = [(parse_iso_ms(meta.timestamp), meta.timestamp) for meta in entries]
+    dated = [(ms, stamp) for ms, stamp in stamps if ms is not None]
+    return PrunePlan(
+        tops=tuple(tops),
+        entries=tuple(entries),
+        messages=sum(1 for meta in entries if meta.type == "message"),
+        labels=labels,
+        kept_labels=_label_changes(session, kept, gone_ids),
+        label_entries=sum(1 for meta in entries if meta.type == "label"),
+        dangling_labels=dangling,
+        bytes_saved=sum(meta.length + 1 for meta in entries),
+        ended=max(dated)[1] if dated else None,
+    )
+
+
+def plan_prune(
+    session: Session,
+    uids: Sequence[str],
+    *,
+    keep: Iterable[EntryMeta] = (),
+    drop_labels: bool = False,
+) -> PrunePlan:
+    """Plan removing the subtrees under the entries ``uids``; raises :class:`PruneRefusedError`
+    (one line: why) when pi would read the file differently afterwards. ``keep``: more leaves
+    whose paths count as active. ``drop_labels``: a label of a kept entry set from inside the
+    branch may go with it (the plan names it in ``kept_labels``)."""
+    _check_file(session)
+    if not uids:
+        raise PruneRefusedError("no entry to prune")
+    tops: list[EntryMeta] = []
+    for uid in uids:
+        meta = session.get(uid)
+        if meta is None:
+            raise PruneRefusedError(f"entry {uid} is not in {session.path}")
+        tops.append(meta)
+    return _plan(session, tops, _active(session, keep), drop_labels=drop_labels)
+
+
+# ------------------------------------------------------------------------------ the bulk form
+
+
+@dataclass(frozen=True, slots=True)
+class StaleBranch:
+    """One branch off the kept part of the tree: where it starts and when it ended."""
+
+    top: EntryMeta
+    entries: int
+    messages: int
+    ended: str | None
+    bytes: int
+    refused: str | None = None  # why this one stays although it is stale
+
+
+@dataclass(frozen=True, slots=True)
+class StalePlan:
+    """The bulk prune: the branches that go together (``plan``, None when none), and the stale
+    ones that stay because pruning them would change what pi reads."""
+
+    days: float
+    branches: list[StaleBranch] = field(default_factory=list)
+    plan: PrunePlan | None = None
+
+    @property
+    def pruned(self) -> list[StaleBranch]:
+        return [branch for branch in self.branches if branch.refused is None]
+
+    @property
+    def refused(self) -> list[StaleBranch]:
+        return [branch for branch in self.branches if branch.refused is not None]
+
+
+def _protected(session: Session, active: set[str]) -> set[str]:
+    """The active path, and every labelled entry off it with the path to it and everything
+    under it (a labelled branch stays whole; the branches off a labelled entry of the active
+    path are branches of their own)."""
+    keep = set(active)
+    for target in session.labels:
+        meta = session.by_id.get(target)
+        if meta is None or meta.uid in active:
+            continue
+        keep.update(node.uid for node in session.path_to(meta))
+        keep.update(node.uid for node in subtree(meta))
+    return keep
+
+
+def plan_stale(
+    session: Session,
+    days: float,
+    *,
+    now: float,
+    keep: Iterable[EntryMeta] = (),
+    drop_labels: bool = False,
+) -> StalePlan:
+    """Every branch with no label that ended more than ``days`` days before ``now`` (epoch
+    seconds): the subtrees hanging off the active path and off the paths to labelled entries
+    (and other roots) whose latest entry is older than that. A branch whose prune would change
+    what pi reads is listed as refused and stays; the others go in one plan."""
+    _check_file(session)
+    active = _active(session, keep)
+    protected = _protected(session, active)
+    cutoff_ms = (now - days * DAY_SECONDS) * 1000
+    candidates = [meta for meta in session.roots if meta.uid not in protected]
+    for meta in session.entries:
+        if meta.uid in protected:
+            candidates.extend(c for c in meta.children or () if c.uid not in protected)
+    branches: list[StaleBranch] = []
+    chosen: list[EntryMeta] = []
+    for top in sorted(candidates, key=lambda meta: meta.line):
+        members = subtree(top)
+        times = [ms for ms in (parse_iso_ms(m.timestamp) for m in members) if ms is not None]
+        if not times or max(times) >= cutoff_ms:
+            continue  # recent, or of unknown age: stays
+        ended = max((m for m in members if parse_iso_ms(m.timestamp) == max(times)), key=_line)
+        try:
+            alone = _plan(session, [top], active, drop_labels=drop_labels)
+        except PruneRefusedError as exc:
+            branches.append(_branch(top, members, ended.timestamp, str(exc)))
+            continue
+        branches.append(_branch(top, list(alone.entries), ended.timestamp, None))
+        chosen.append(top)
+    plan = _together(session, chosen, active, drop_labels)
+    going = {top.uid for top in plan.tops} if plan is not None else set()
+    branches = [
+        branch
+        if branch.refused is not None or branch.top.uid in going
+        else replace(
+            branch,
+            refused="together with the others it would change a label or "
+            "the name; prune it on its own",
+        )
+        for branch in branches
+    ]
+    return StalePlan(days, branches, plan)
+
+
+def _together(
+    session: Session, tops: list[EntryMeta], active: set[str], drop_labels: bool
+) -> PrunePlan | None:
+    """One plan for branches that may each go alone; should the set be refused (two branches
+    that together decide a label or the name), branches are added one at a time instead."""
+    if not tops:
+        return None
+    try:
+        return _plan(session, tops, active, drop_labels=drop_labels)
+    except PruneRefusedError:
+        pass
+    chosen: list[EntryMeta] = []
+    for top in tops:
+        try:
+            _plan(session, [*chosen, top], active, drop_labels=drop_labels)
+        except PruneRefusedError:
+            continue
+        chosen.append(top)
+    return _plan(session, chosen, active, drop_labels=drop_labels) if chosen else None
+
+
+def _line(meta: EntryMeta) -> int:
+    return meta.line
+
+
+def _branch(
+    top: EntryMeta, members: list[EntryMeta], ended: str | None, refused: str | None
+) -> StaleBranch:
+    return StaleBranch(
+        top=top,
+        entries=len(members),
+        messages=sum(1 for meta in members if meta.type == "message"),
+        ended=ended,
+        bytes=sum(meta.length + 1 for meta in members),
+        refused=refused,
+    )
