@@ -26,8 +26,8 @@ SESSION_ID = "0195bbbb-0000-7000-8000-000000000042"
 
 def test_each_command_is_defined_by_its_module() -> None:
     assert set(COMMANDS) == {
-        "open", "inspect", "doctor", "list", "rename", "label", "labels", "switch", "extract", "rm",
-        "restore", "stats", "export", "diff",
+        "open", "inspect", "doctor", "list", "rename", "label", "labels", "switch", "extract",
+        "prune", "rm", "restore", "stats", "export", "diff",
     }  # fmt: skip
     with click.Context(cli) as ctx:
         for name, module in COMMANDS.items():

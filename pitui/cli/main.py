@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "labels": "pitui.cli.labels",
     "switch": "pitui.cli.switch",
     "extract": "pitui.cli.extract",
+    "prune": "pitui.cli.prune",
     "rm": "pitui.cli.rm",
     "restore": "pitui.cli.restore",
     "export": "pitui.cli.export",

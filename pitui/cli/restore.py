@@ -1,7 +1,9 @@
 """``pitui restore PATH|--last``: bring a trashed session back to its exact path.
 
 Works with the freedesktop.org trash (Linux): the trash's records say where each file was. A
-path where something else lives now is refused, never overwritten.
+path where something else lives now is refused, never overwritten, but for a session pitui
+pruned: its original replaces the pruned file, if that is still exactly as the prune left it
+(``--force``: even so; the file as it is then goes to the trash first).
 """
 
 from __future__ import annotations
@@ -30,12 +32,17 @@ from pitui.core import trash
 )
 @click.argument("path", metavar="PATH", required=False)
 @click.option("--last", is_flag=True, help="the batch trashed most recently")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="undo a prune even if the file changed since (it goes to the trash first)",
+)
 @json_option()
 def command(**params: Any) -> int:
     """Move a session file back from the trash to its exact original path: the one given (PATH,
     where the session file was), or with --last the sessions trashed last (the whole batch of
     the last pitui rm, or the session pi trashed last). Refuses if something else lives at that
-    path now."""
+    path now. A session pitui pruned gets its original back (undoing the prune)."""
     args = arguments(**params)
     if (args.path is None) == (not args.last):
         args.parser.error("give the PATH the session was at, or --last (one of them)")
@@ -51,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         if not args.last:
-            item = actions.restore(os.path.abspath(os.path.expanduser(args.path)))
+            item = actions.restore(os.path.abspath(os.path.expanduser(args.path)), force=args.force)
             if args.json:
                 emit_json(_item_json(item))
             else:

@@ -235,7 +235,7 @@ def log_prune(path: str, info: str) -> None:
         stat = os.stat(path)
     except OSError:
         return
-    with contextlib.suppress(OSError), _locked() as folder:
+    with contextlib.suppress(OSError), data_dir_locked() as folder:
         if folder is None:
             return
         file = os.path.join(folder, PRUNES)

@@ -33,6 +33,7 @@ from pitui.core.edit import WriteError
 from pitui.core.js import js_trim, parse_iso_ms
 from pitui.core.problems import ProblemKind
 from pitui.core.session import EntryMeta, Session
+from pitui.core.units import format_bytes, format_count, plural
 
 __all__ = [
     "DAY_SECONDS",
@@ -72,6 +73,20 @@ class PrunePlan:
     @property
     def uids(self) -> frozenset[str]:
         return frozenset(meta.uid for meta in self.entries)
+
+    def summary(self) -> str:
+        """What goes, in one line: ``3 entries (2 messages), 1 label, 1.2 KiB``."""
+        count = len(self.entries)
+        entries = f"{format_count(count)} {'entry' if count == 1 else 'entries'}"
+        parts = [f"{entries} ({plural(self.messages, 'message')})"]
+        if self.labels:
+            names = ", ".join(f"“{text}”" for text in list(self.labels.values())[:3])
+            more = " …" if len(self.labels) > 3 else ""
+            parts.append(f"{plural(len(self.labels), 'label')} ({names}{more})")
+        if self.kept_labels:
+            parts.append(f"{plural(len(self.kept_labels), 'label')} of kept entries")
+        parts.append(format_bytes(self.bytes_saved))
+        return ", ".join(parts)
 
 
 def subtree(meta: EntryMeta) -> list[EntryMeta]:
