@@ -198,11 +198,9 @@ def _print(
             return
     assert plan is not None
     for target, (before, after) in plan.kept_labels.items():
-        now = f"“{after}”" if after is not None else "no label"
-        out(
-            f"  the label “{before}” of {target} (kept) goes too: it was set inside the "
-            f"branch; then {now}"
-        )
+        then = f"“{after}”" if after is not None else "no label"
+        now = f"“{before}”" if before is not None else "no label"
+        out(f"  the label of {target} (kept; set or cleared inside the branch): {now} → {then}")
     if pruned is None:
         tops = ", ".join(meta.uid for meta in plan.tops)
         out(f"would prune {plan.summary()} from {path} (the branch at {tops}); nothing changed")

@@ -84,7 +84,7 @@ class PrunePlan:
             more = " …" if len(self.labels) > 3 else ""
             parts.append(f"{plural(len(self.labels), 'label')} ({names}{more})")
         if self.kept_labels:
-            parts.append(f"{plural(len(self.kept_labels), 'label')} of kept entries")
+            parts.append(f"{plural(len(self.kept_labels), 'label')} of kept entries changed")
         parts.append(format_bytes(self.bytes_saved))
         return ", ".join(parts)
 

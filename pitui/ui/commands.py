@@ -161,8 +161,12 @@ COMMANDS: tuple[Command, ...] = (
     Command("session.resume", "ctrl+r", "resume", "Resume pi",
             "Leave pitui and resume this session "
             "in pi, in its folder", "session", priority=True),
-    Command("session.undo", "ctrl+z", "undo", "Undo", "Undo the last label change or branch switch "
-            "(by appending the inverse entry)", "session", priority=True),
+    Command("session.undo", "ctrl+z", "undo", "Undo", "Undo the last label change, branch switch "
+            "(by appending the inverse entry) or prune (the original back from the trash)",
+            "session", priority=True),
+    Command("session.prune", "D,shift+d", "prune", "Prune", "Remove the selected branch (the "
+            "entry and everything under it, not on the active path) from the file, after a "
+            "confirmation naming what goes", "session", priority=True, key_display="D"),
     Command("session.extract", "ctrl+e", "extract", "Extract", "Save the branch ending at the "
             "selected entry as a new session file", "session", priority=True),
     Command("session.follow", "ctrl+g", "toggle_follow", "Follow", "Follow new entries as pi "

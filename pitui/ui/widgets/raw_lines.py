@@ -30,6 +30,7 @@ _WHY_NOT: dict[str, str] = {
     "resume": "pi cannot resume it: pi 1.x refuses it, pi 0.73.1 would overwrite it",
     "undo": "nothing to undo: pitui never writes to a file it cannot read",
     "extract": "there is no branch to extract",
+    "prune": "there is no branch to prune",
     "toggle_follow": "there are no entries to follow",
     "edit_label": "there are no entries to label",
     "select": "there are no entries to continue from",

@@ -57,6 +57,7 @@ from pitui.ui.screens.session.follow import (
     catch_up,
     head_line,
 )
+from pitui.ui.screens.session.prune import SessionPrune
 from pitui.ui.screens.session.state import SessionState, previous_leaf, selection_at_leaf
 from pitui.ui.screens.session.writes import SessionWrites
 from pitui.ui.widgets.branch_tree import BranchTree
@@ -115,6 +116,7 @@ class SessionScreen(Screen[None]):
         self.file = LiveFile(self.path)
         self.writes = SessionWrites(self)
         self.diff_mark = DiffMark(self)
+        self.pruning = SessionPrune(self)
         self.io_lock = asyncio.Lock()  # every change of the index, and every write, holds it
         self._stop_watch = asyncio.Event()
         self._settle_armed = False  # a timer will look again at a pending last line
@@ -455,6 +457,13 @@ class SessionScreen(Screen[None]):
         if self._not_a_session("undo"):
             return
         self.writes.undo()
+
+    def action_prune(self) -> None:
+        if self._not_a_session("prune"):
+            return
+        uid = self.branch_tree.selected_uid if self.session is not None else None
+        if uid is not None:
+            self.pruning.ask(uid)
 
     def action_extract(self) -> None:
         if self._not_a_session("extract"):

@@ -11,16 +11,18 @@ from typing import Literal
 
 from pitui.core.live_facts import LiveFacts
 from pitui.core.session import EntryMeta, Session
+from pitui.core.trash import TrashedItem
 from pitui.core.treeview import TreeView
 
 
 @dataclass(frozen=True, slots=True)
 class UndoStep:
-    """One write the user can take back: a label change or a branch switch."""
+    """One write the user can take back: a label change, a branch switch or a prune."""
 
-    kind: Literal["label", "switch"]
-    target: str | None  # label: the entry's uid; switch: the previous leaf's uid
+    kind: Literal["label", "switch", "prune"]
+    target: str | None  # label: the entry's uid; switch: the previous leaf's uid; prune: the top
     previous: str | None = None  # label: the previous label
+    original: TrashedItem | None = None  # prune: the original file, in the trash
 
 
 @dataclass(slots=True)

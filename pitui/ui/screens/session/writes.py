@@ -261,6 +261,8 @@ class SessionWrites:
             self.label(step.target, step.previous or "", undoing=True)
         elif step.kind == "switch":
             self.switch(step.target, None, undoing=True)
+        elif step.kind == "prune":
+            self.screen.pruning.undo(step)
 
     def extract(self, uid: str) -> None:
         self._run(self._extract(uid))
