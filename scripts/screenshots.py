@@ -59,7 +59,30 @@ def find_sessions(demo: DemoStore) -> dict[str, tuple[str, str | None]]:
             for meta in session.branch():
                 if meta.type == "compaction" and not compaction[0]:
                     compaction = (str(path), meta.uid)
-    return {"branchy": (branchy[1], None), "compaction": compaction}
+    return {
+        "branchy": (branchy[1], None),
+        "compaction": compaction,
+        "prunable": prunable(branchy[1]),
+    }
+
+
+def prunable(path: str) -> tuple[str, str | None]:
+    """A user message off the active path whose branch can be pruned (the confirmation shot)."""
+    from pitui.core.prune import PruneRefusedError, plan_prune
+
+    with Session.open(path, final=True) as session:
+        active = {meta.uid for meta in session.branch()}
+        for meta in session.entries:
+            if meta.uid in active or meta.role != "user" or meta.parent is None:
+                continue
+            if meta.parent.uid not in active:
+                continue
+            try:
+                plan_prune(session, [meta.uid], drop_labels=True)
+            except PruneRefusedError:
+                continue
+            return path, meta.uid
+    return path, None
 
 
 def find_diff(demo: DemoStore, rows: int = 30) -> tuple[str, str, str]:
@@ -186,6 +209,11 @@ async def main(only: str | None) -> None:
             "session-diff",
             lambda: app(open_path=diff_pick[0]),
             await marked(diff_pick[1], diff_pick[2]),
+        ),
+        (
+            "session-prune-confirm",
+            lambda: app(open_path=picks["prunable"][0], open_entry=picks["prunable"][1]),
+            await press("D"),
         ),
         ("help", lambda: app(), await press("f1")),
         ("stats", lambda: app(scope="all"), await press("f2")),

@@ -49,7 +49,7 @@ _ROLE_CLASS: dict[str, str] = {
     "borderAccent": "branch-tree--border-accent",
     "customMessageLabel": "branch-tree--custom-label",
 }
-_COMMAND_KEYS = frozenset({"L", "T", "shift+l", "shift+t"})
+_COMMAND_KEYS = frozenset({"L", "T", "D", "shift+l", "shift+t", "shift+d"})  # D: prune
 ELLIPSIS = "..."
 
 #: How the selection moved, told with each :class:`BranchTree.EntryHighlighted`: ``jump`` (a
