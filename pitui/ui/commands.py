@@ -166,7 +166,8 @@ COMMANDS: tuple[Command, ...] = (
             "session", priority=True),
     Command("session.prune", "D,shift+d", "prune", "Prune", "Remove the selected branch (the "
             "entry and everything under it, not on the active path) from the file, after a "
-            "confirmation naming what goes", "session", priority=True, key_display="D"),
+            "confirmation naming what goes", "session", show=False, priority=True,
+            key_display="D"),
     Command("session.extract", "ctrl+e", "extract", "Extract", "Save the branch ending at the "
             "selected entry as a new session file", "session", priority=True),
     Command("session.follow", "ctrl+g", "toggle_follow", "Follow", "Follow new entries as pi "
