@@ -133,7 +133,7 @@ def _written_json(pruned: Pruned | None) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     from pitui.core import actions, prune
-    from pitui.core.manager import find_entry, find_session
+    from pitui.core.lookup import find_entry, find_session
     from pitui.core.session import Session, SessionError
 
     try:
