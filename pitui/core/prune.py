@@ -26,6 +26,7 @@ which pi ignores).
 
 from __future__ import annotations
 
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -141,58 +142,92 @@ def _names(metas: Iterable[EntryMeta]) -> tuple[str | None, str | None]:
     return new, old
 
 
+class _Refs:
+    """Who points at each id, built once per plan (one pass over the index), so that checking a
+    branch costs its own size, not the file's: a bulk prune checks every branch."""
+
+    def __init__(self, session: Session, active: set[str]) -> None:
+        self.session = session
+        self.active = active
+        self.id_count: Counter[str] = Counter()
+        self.parents: dict[str, list[EntryMeta]] = defaultdict(list)  # parentId -> entries
+        self.first_kept: dict[str, list[EntryMeta]] = defaultdict(list)  # -> compactions
+        self.edits: dict[str, list[EntryMeta]] = defaultdict(list)  # targetId -> context edits
+        self.labels: dict[str, list[EntryMeta]] = defaultdict(list)  # targetId -> label entries
+        self.infos: list[EntryMeta] = []  # session_info entries, file order
+        for meta in session.entries:
+            if meta.id is not None:
+                self.id_count[meta.id] += 1
+            if type(meta.parent_id) is str:
+                self.parents[meta.parent_id].append(meta)
+            etype = meta.type
+            if etype == "label":
+                if meta.target_id is not None:
+                    self.labels[meta.target_id].append(meta)
+            elif etype == "compaction":
+                if meta.first_kept is not None:
+                    self.first_kept[meta.first_kept].append(meta)
+            elif etype == "context_edit":
+                if meta.target_id is not None:
+                    self.edits[meta.target_id].append(meta)
+            elif etype == "session_info":
+                self.infos.append(meta)
+
+
 def _label_changes(
-    session: Session, kept: list[EntryMeta], gone_ids: set[str]
+    refs: _Refs, gone: set[str], gone_ids: set[str], entries: Sequence[EntryMeta]
 ) -> dict[str, tuple[str | None, str | None]]:
     """The kept entries whose label (or label time) a label entry in the branch decides:
     target -> (label now, label after the prune)."""
-    now = _labels(session.entries)
-    after = _labels(kept)
+    targets = {m.target_id for m in entries if m.type == "label" and m.target_id is not None}
     changed: dict[str, tuple[str | None, str | None]] = {}
-    for target in {*now, *after}:
-        if target not in gone_ids and now.get(target) != after.get(target):
-            before, later = now.get(target), after.get(target)
-            changed[target] = (before[0] if before else None, later[0] if later else None)
+    for target in targets - gone_ids:
+        setters = refs.labels[target]
+        now = _labels(setters).get(target)
+        after = _labels(m for m in setters if m.uid not in gone).get(target)
+        if now != after:
+            changed[target] = (now[0] if now else None, after[0] if after else None)
     return dict(sorted(changed.items()))
 
 
 def _refusal(
-    session: Session,
+    refs: _Refs,
     gone: set[str],
-    active: set[str],
+    entries: Sequence[EntryMeta],
     tops: Sequence[EntryMeta],
     *,
     drop_labels: bool,
 ) -> str | None:
-    """Why removing the entries ``gone`` (uids) would change what pi reads, or None."""
+    """Why removing ``entries`` (their uids: ``gone``) would change what pi reads, or None."""
     for top in tops:
-        if top.uid in active:
+        if top.uid in refs.active:
             return (
                 f"{_describe(top)} is on the active path (where pi continues); switch to "
                 "another branch first, then prune this one"
             )
-    kept = [meta for meta in session.entries if meta.uid not in gone]
-    gone_ids = {meta.id for meta in session.entries if meta.uid in gone and meta.id is not None}
-    for meta in kept:
-        if meta.id is not None and meta.id in gone_ids:
+    gone_count = Counter(meta.id for meta in entries if meta.id is not None)
+    for entry_id, count in gone_count.items():
+        if refs.id_count[entry_id] > count:
+            line = refs.session.by_id[entry_id].line
             return (
-                f"id {meta.id!r} is used twice in the file (one copy stays at line {meta.line}); "
+                f"id {entry_id!r} is used twice in the file (one copy stays, line {line}); "
                 "pi's lookups would change"
             )
-        parent = meta.parent_id
-        if isinstance(parent, str) and parent in gone_ids:
-            return f"{_describe(meta)} stays, and its parent {parent} is in the branch"
-        if meta.type == "compaction" and meta.first_kept in gone_ids:
-            return (
-                f"the compaction {_describe(meta)} keeps the context from {meta.first_kept} "
-                "(firstKeptEntryId), which is in the branch"
-            )
-        if meta.type == "context_edit" and meta.target_id in gone_ids:
-            return (
-                f"the context edit {_describe(meta)} targets {meta.target_id}, which is in the "
-                "branch"
-            )
-    changed = _label_changes(session, kept, gone_ids)
+        for meta in refs.parents.get(entry_id, ()):
+            if meta.uid not in gone:
+                return f"{_describe(meta)} stays, and its parent {entry_id} is in the branch"
+        for meta in refs.first_kept.get(entry_id, ()):
+            if meta.uid not in gone:
+                return (
+                    f"the compaction {_describe(meta)} keeps the context from {entry_id} "
+                    "(firstKeptEntryId), which is in the branch"
+                )
+        for meta in refs.edits.get(entry_id, ()):
+            if meta.uid not in gone:
+                return (
+                    f"the context edit {_describe(meta)} targets {entry_id}, which is in the branch"
+                )
+    changed = _label_changes(refs, gone, set(gone_count), entries)
     if changed and not drop_labels:
         target, (before, _) = next(iter(changed.items()))
         more = f" (and {len(changed) - 1} more)" if len(changed) > 1 else ""
@@ -200,12 +235,14 @@ def _refusal(
             f"a label entry in the branch sets the label “{before}” of {target}{more}, which "
             "stays: that label would go too (allow it: --drop-labels, or confirm in the app)"
         )
-    if _names(session.entries) != _names(kept):
+    if any(meta.type == "session_info" for meta in entries) and _names(refs.infos) != _names(
+        meta for meta in refs.infos if meta.uid not in gone
+    ):
         return "a session_info entry in the branch decides the session's name"
     return None
 
 
-def _collect(session: Session, tops: Sequence[EntryMeta], active: set[str]) -> list[EntryMeta]:
+def _collect(refs: _Refs, tops: Sequence[EntryMeta]) -> list[EntryMeta]:
     """The entries that go: the subtrees, then the label entries elsewhere that point into them
     and can go without taking anything with them (no children, not the leaf)."""
     gone: dict[str, EntryMeta] = {}
@@ -213,15 +250,10 @@ def _collect(session: Session, tops: Sequence[EntryMeta], active: set[str]) -> l
         for meta in subtree(top):
             gone[meta.uid] = meta
     gone_ids = {meta.id for meta in gone.values() if meta.id is not None}
-    for meta in session.entries:
-        if (
-            meta.type == "label"
-            and meta.uid not in gone
-            and meta.target_id in gone_ids
-            and not meta.children
-            and meta.uid not in active
-        ):
-            gone[meta.uid] = meta
+    for entry_id in gone_ids:
+        for meta in refs.labels.get(entry_id, ()):
+            if meta.uid not in gone and not meta.children and meta.uid not in refs.active:
+                gone[meta.uid] = meta
     return sorted(gone.values(), key=lambda meta: meta.line)
 
 
@@ -233,21 +265,16 @@ def _check_file(session: Session) -> None:
         )
 
 
-def _plan(
-    session: Session, tops: Sequence[EntryMeta], active: set[str], *, drop_labels: bool
-) -> PrunePlan:
-    entries = _collect(session, tops, active)
+def _plan(refs: _Refs, tops: Sequence[EntryMeta], *, drop_labels: bool) -> PrunePlan:
+    entries = _collect(refs, tops)
     gone = {meta.uid for meta in entries}
-    reason = _refusal(session, gone, active, tops, drop_labels=drop_labels)
+    reason = _refusal(refs, gone, entries, tops, drop_labels=drop_labels)
     if reason is not None:
         raise PruneRefusedError(reason)
     gone_ids = {meta.id for meta in entries if meta.id is not None}
-    kept = [meta for meta in session.entries if meta.uid not in gone]
-    labels = {target: text for target, text in session.labels.items() if target in gone_ids}
+    labels = {target: text for target, text in refs.session.labels.items() if target in gone_ids}
     dangling = sum(
-        1
-        for meta in session.entries
-        if meta.type == "label" and meta.uid not in gone and meta.target_id in gone_ids
+        1 for entry_id in gone_ids for meta in refs.labels.get(entry_id, ()) if meta.uid not in gone
     )
     stamps = [(parse_iso_ms(meta.timestamp), meta.timestamp) for meta in entries]
     dated = [(ms, stamp) for ms, stamp in stamps if ms is not None]
@@ -256,7 +283,7 @@ def _plan(
         entries=tuple(entries),
         messages=sum(1 for meta in entries if meta.type == "message"),
         labels=labels,
-        kept_labels=_label_changes(session, kept, gone_ids),
+        kept_labels=_label_changes(refs, gone, gone_ids, entries),
         label_entries=sum(1 for meta in entries if meta.type == "label"),
         dangling_labels=dangling,
         bytes_saved=sum(meta.length + 1 for meta in entries),
@@ -284,7 +311,7 @@ def plan_prune(
         if meta is None:
             raise PruneRefusedError(f"entry {uid} is not in {session.path}")
         tops.append(meta)
-    return _plan(session, tops, _active(session, keep), drop_labels=drop_labels)
+    return _plan(_Refs(session, _active(session, keep)), tops, drop_labels=drop_labels)
 
 
 # ------------------------------------------------------------------------------ the bulk form
@@ -327,10 +354,13 @@ def _protected(session: Session, active: set[str]) -> set[str]:
     keep = set(active)
     for target in session.labels:
         meta = session.by_id.get(target)
-        if meta is None or meta.uid in active:
+        if meta is None or meta.uid in keep:
             continue
-        keep.update(node.uid for node in session.path_to(meta))
         keep.update(node.uid for node in subtree(meta))
+        node = meta.parent
+        while node is not None and node.uid not in keep:  # the path up, until known ground
+            keep.add(node.uid)
+            node = node.parent
     return keep
 
 
@@ -349,6 +379,7 @@ def plan_stale(
     _check_file(session)
     active = _active(session, keep)
     protected = _protected(session, active)
+    refs = _Refs(session, active)
     cutoff_ms = (now - days * DAY_SECONDS) * 1000
     candidates = [meta for meta in session.roots if meta.uid not in protected]
     for meta in session.entries:
@@ -358,18 +389,18 @@ def plan_stale(
     chosen: list[EntryMeta] = []
     for top in sorted(candidates, key=lambda meta: meta.line):
         members = subtree(top)
-        times = [ms for ms in (parse_iso_ms(m.timestamp) for m in members) if ms is not None]
-        if not times or max(times) >= cutoff_ms:
+        dated = [(ms, m.line, m) for m in members if (ms := parse_iso_ms(m.timestamp)) is not None]
+        if not dated or max(dated, key=_key)[0] >= cutoff_ms:
             continue  # recent, or of unknown age: stays
-        ended = max((m for m in members if parse_iso_ms(m.timestamp) == max(times)), key=_line)
+        ended = max(dated, key=_key)[2]
         try:
-            alone = _plan(session, [top], active, drop_labels=drop_labels)
+            alone = _plan(refs, [top], drop_labels=drop_labels)
         except PruneRefusedError as exc:
             branches.append(_branch(top, members, ended.timestamp, str(exc)))
             continue
         branches.append(_branch(top, list(alone.entries), ended.timestamp, None))
         chosen.append(top)
-    plan = _together(session, chosen, active, drop_labels)
+    plan = _together(refs, chosen, drop_labels)
     going = {top.uid for top in plan.tops} if plan is not None else set()
     branches = [
         branch
@@ -384,29 +415,27 @@ def plan_stale(
     return StalePlan(days, branches, plan)
 
 
-def _together(
-    session: Session, tops: list[EntryMeta], active: set[str], drop_labels: bool
-) -> PrunePlan | None:
+def _together(refs: _Refs, tops: list[EntryMeta], drop_labels: bool) -> PrunePlan | None:
     """One plan for branches that may each go alone; should the set be refused (two branches
     that together decide a label or the name), branches are added one at a time instead."""
     if not tops:
         return None
     try:
-        return _plan(session, tops, active, drop_labels=drop_labels)
+        return _plan(refs, tops, drop_labels=drop_labels)
     except PruneRefusedError:
         pass
     chosen: list[EntryMeta] = []
     for top in tops:
         try:
-            _plan(session, [*chosen, top], active, drop_labels=drop_labels)
+            _plan(refs, [*chosen, top], drop_labels=drop_labels)
         except PruneRefusedError:
             continue
         chosen.append(top)
-    return _plan(session, chosen, active, drop_labels=drop_labels) if chosen else None
+    return _plan(refs, chosen, drop_labels=drop_labels) if chosen else None
 
 
-def _line(meta: EntryMeta) -> int:
-    return meta.line
+def _key(item: tuple[int, int, EntryMeta]) -> tuple[int, int]:
+    return item[0], item[1]  # the latest time; on a tie, the later line
 
 
 def _branch(
