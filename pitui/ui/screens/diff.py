@@ -17,12 +17,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, LoadingIndicator, Static
+from textual.widgets import LoadingIndicator, Static
 
 from pitui.core.diff import BranchDiff, DiffEntry, Side
 from pitui.core.units import plural
 from pitui.render.safe_text import one_line
 from pitui.ui.widgets.diff_side import DiffSideView, SideRows
+from pitui.ui.widgets.footer import Footer
 
 __all__ = ["NARROW_WIDTH", "DiffScreen", "DiffSource"]
 
