@@ -34,6 +34,7 @@ from pydantic import (
 )
 from pydantic_core.core_schema import SerializerFunctionWrapHandler
 
+from pitui.core.content_text import concat_text, joined_text
 from pitui.core.js import js_string, js_trim, js_truthy
 
 __all__ = [
@@ -724,19 +725,11 @@ def to_raw(model: BaseModel) -> Any:
 # Text helpers
 
 
-def _block_texts(content: Any) -> list[str] | None:
-    """Texts of the text blocks of a list content (models or raw dicts); None if not a list."""
-    if not isinstance(content, list):
-        return None
-    texts: list[str] = []
-    for block in content:
-        if isinstance(block, TextContent):
-            texts.append(block.text)
-        elif isinstance(block, dict) and block.get("type") == "text":
-            text = block.get("text")
-            if isinstance(text, str):
-                texts.append(text)
-    return texts
+def _raw_content(content: Any) -> Any:
+    """A content as JSON: the blocks of a parsed message are models."""
+    if isinstance(content, list):
+        return [to_raw(block) if isinstance(block, BaseModel) else block for block in content]
+    return content
 
 
 def _content_of(message: Any) -> Any:
@@ -753,11 +746,7 @@ def message_text(message: Any) -> str:
     A string content as is; text blocks joined with one space; no trimming; no text -> "".
     Accepts a message model (UnknownMessage included: its raw content is used) or a raw dict.
     """
-    content = _content_of(message)
-    if isinstance(content, str):
-        return content
-    texts = _block_texts(content)
-    return " ".join(texts) if texts else ""
+    return joined_text(_raw_content(_content_of(message)))
 
 
 def content_text_concat(content: Any) -> str:
@@ -765,10 +754,7 @@ def content_text_concat(content: Any) -> str:
 
     Cutting to 200 characters is left to the caller (not every use cuts).
     """
-    if isinstance(content, str):
-        return content
-    texts = _block_texts(content)
-    return "".join(texts) if texts else ""
+    return concat_text(_raw_content(content))
 
 
 def content_blocks(content: Any) -> list[Any]:

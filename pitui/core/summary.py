@@ -49,7 +49,6 @@ __all__ = [
     "SummaryState",
     "dump_json",
     "load_json",
-    "message_text",
     "summarise_file",
 ]
 
@@ -65,25 +64,6 @@ _TOKEN_PARTS = ("input", "output", "cacheRead", "cacheWrite")
 _SEAM = 64
 # Bytes of the first line hashed to notice a replaced file (a header line is far shorter).
 _HEAD_MAX = 64 * 1024
-
-
-def message_text(content: Any) -> str:
-    """Text of a message's ``content`` for the picker (format §12.2, pi's ``extractTextContent``).
-
-    A string as is; for a list, the ``text`` of every block whose ``type`` is ``"text"``, joined
-    with one space, exactly like pi's ``filter/map/join`` (a block without ``text`` adds an empty
-    piece). Not trimmed. Anything else has no text (pi would throw and drop the whole file).
-    """
-    if isinstance(content, str):
-        return content
-    if type(content) is not list:
-        return ""
-    texts = [
-        block.get("text")
-        for block in content
-        if type(block) is dict and block.get("type") == "text"
-    ]
-    return js_join(texts, " ")
 
 
 def dump_json(value: Any) -> bytes:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from pitui.core.content_text import concat_text
 from pitui.core.js import (
     JS_WHITESPACE,
     UNDEFINED,
@@ -27,6 +28,7 @@ from pitui.core.js import (
 from pitui.core.paths import shorten_home
 from pitui.core.session import EntryMeta
 from pitui.core.stringify import dump_json_line
+from pitui.core.units import kilo_tokens
 
 __all__ = [
     "UNREADABLE",
@@ -108,23 +110,8 @@ def _normalize(text: str) -> str:
     return js_trim(text.translate(_NEWLINE_TAB))
 
 
-def _content_text(content: Any) -> str:
-    """A string content as is, or its text blocks concatenated without a separator."""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    texts = []
-    for block in content:
-        if isinstance(block, dict) and block.get("type") == "text":
-            text = block.get("text")
-            if isinstance(text, str):
-                texts.append(text)
-    return "".join(texts)
-
-
 def _content_200(content: Any) -> str:
-    return utf16_slice(_content_text(content), 200)
+    return utf16_slice(concat_text(content), 200)
 
 
 def format_tool_call(name: Any, arguments: Any, home: str | None = None) -> str:
@@ -174,16 +161,6 @@ def format_tool_call(name: Any, arguments: Any, home: str | None = None) -> str:
         compact = "{}"
     cut = utf16_slice(compact, 40)
     return f"[{tool}: {cut}{'...' if utf16_len(compact) > 40 else ''}]"
-
-
-def _compaction_tokens(value: Any) -> str:
-    """``Math.round(tokensBefore / 1000)``: half rounds up (12500 → 13), as JavaScript does."""
-    number = js_to_number(value)
-    if math.isnan(number):
-        return "NaN"
-    if math.isinf(number):
-        return "Infinity" if number > 0 else "-Infinity"
-    return js_number_string(math.floor(number / 1000 + 0.5))
 
 
 def tool_calls_of(obj: dict[str, Any]) -> Iterable[tuple[str, Any, Any]]:
@@ -251,13 +228,13 @@ def _entry_parts(
         message = obj.get("message")
         return _message_parts(meta, message if isinstance(message, dict) else {}, tool_call, home)
     if etype == "custom_message":
-        text = _content_text(obj.get("content"))
+        text = concat_text(obj.get("content"))
         return [
             TextPart(f"[{js_string(obj.get('customType', UNDEFINED))}]: ", "customMessageLabel"),
             TextPart(_normalize(text)),
         ]
     if etype == "compaction":
-        tokens = _compaction_tokens(obj.get("tokensBefore", UNDEFINED))
+        tokens = kilo_tokens(obj.get("tokensBefore", UNDEFINED))
         return [TextPart(f"[compaction: {tokens}k tokens]", "borderAccent")]
     if etype == "branch_summary":
         summary = obj.get("summary")

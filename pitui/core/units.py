@@ -18,7 +18,9 @@ from __future__ import annotations
 import math
 import time
 from datetime import datetime
-from typing import Final
+from typing import Any, Final
+
+from pitui.core.js import js_number_string, js_to_number
 
 __all__ = [
     "UNKNOWN_TIME",
@@ -30,6 +32,7 @@ __all__ = [
     "format_label_time",
     "format_local_time",
     "format_tokens",
+    "kilo_tokens",
     "plural",
 ]
 
@@ -73,6 +76,18 @@ def plural(count: int, word: str, words: str | None = None) -> str:
 
 
 _TOKEN_UNITS: Final = ((1e3, "k"), (1e6, "M"), (1e9, "G"))
+
+
+def kilo_tokens(value: Any) -> str:
+    """Thousands of tokens as pi writes a compaction's ``tokensBefore``: JavaScript's
+    ``Math.round(value / 1000)`` (half rounds up: 12500 → 13, -1500 → -1) of ``Number(value)``,
+    written as JavaScript writes numbers (``NaN`` for what is not one)."""
+    number = js_to_number(value)
+    if math.isnan(number):
+        return "NaN"
+    if math.isinf(number):
+        return "Infinity" if number > 0 else "-Infinity"
+    return js_number_string(math.floor(number / 1000 + 0.5))
 
 
 def format_tokens(value: object) -> str:

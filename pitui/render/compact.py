@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 from rich.style import Style
@@ -33,7 +34,7 @@ from pitui.core.models import (
     message_text,
     to_raw,
 )
-from pitui.core.units import format_count
+from pitui.core.units import format_count, kilo_tokens
 from pitui.render.blocks import (
     ASSISTANT_STYLE,
     BASH_STYLE,
@@ -167,8 +168,8 @@ def compact_branch_summary_message(entry: RenderEntry, ctx: RenderContext) -> Te
 
 
 def _k_tokens(value: object) -> str:
-    if isinstance(value, int | float) and not isinstance(value, bool) and value == value:
-        return f"{int(value / 1000 + 0.5)}k tokens"  # pi rounds half up
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return f"{kilo_tokens(value)}k tokens"
     return "? tokens"
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 import pytest
 
+from pitui.core.content_text import joined_text
 from pitui.core.js import utf16_len
 from pitui.core.session import Session
 from pitui.core.session_info import SessionInfo
@@ -21,7 +22,6 @@ from pitui.core.summary import (
     SummaryState,
     dump_json,
     load_json,
-    message_text,
     summarise_file,
 )
 from tests.conftest import CORPORA, FIXTURES, fixture_sessions
@@ -198,27 +198,27 @@ def test_f24_header_only_and_labels_do_not_move_modified(tmp_path: Path) -> None
 
 
 def test_message_text_rule() -> None:
-    assert message_text("  spaced ") == "  spaced "
+    assert joined_text("  spaced ") == "  spaced "
     assert (
-        message_text(
+        joined_text(
             [{"type": "text", "text": "a"}, {"type": "image"}, {"type": "text", "text": "b"}]
         )
         == "a b"
     )
     # JavaScript's join: a text block without text adds an empty piece, numbers are written out
-    assert message_text([{"type": "text"}, {"type": "text", "text": "b"}]) == " b"
-    assert message_text([{"type": "text", "text": 5}, {"type": "text", "text": 1.5}]) == "5 1.5"
-    assert message_text([{"type": "text", "text": None}]) == ""
-    assert message_text([{"type": "text", "text": True}, {"type": "text", "text": [1, None]}]) == (
+    assert joined_text([{"type": "text"}, {"type": "text", "text": "b"}]) == " b"
+    assert joined_text([{"type": "text", "text": 5}, {"type": "text", "text": 1.5}]) == "5 1.5"
+    assert joined_text([{"type": "text", "text": None}]) == ""
+    assert joined_text([{"type": "text", "text": True}, {"type": "text", "text": [1, None]}]) == (
         "true 1,"
     )
-    assert message_text([{"type": "text", "text": {"a": 1}}]) == "[object Object]"
-    assert message_text([{"type": "text", "text": 1e21}, {"type": "text", "text": 1e-7}]) == (
+    assert joined_text([{"type": "text", "text": {"a": 1}}]) == "[object Object]"
+    assert joined_text([{"type": "text", "text": 1e21}, {"type": "text", "text": 1e-7}]) == (
         "1e+21 1e-7"
     )
-    assert message_text([{"type": "text", "text": 0.000001}]) == "0.000001"
-    assert message_text(["text", None, 5, {"type": "thinking", "thinking": "x"}]) == ""
-    assert message_text(None) == message_text(5) == message_text({"text": "x"}) == ""
+    assert joined_text([{"type": "text", "text": 0.000001}]) == "0.000001"
+    assert joined_text(["text", None, 5, {"type": "thinking", "thinking": "x"}]) == ""
+    assert joined_text(None) == joined_text(5) == joined_text({"text": "x"}) == ""
 
 
 def test_modified_prefers_message_time_then_entry_time(tmp_path: Path) -> None:

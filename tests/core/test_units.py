@@ -18,6 +18,7 @@ from pitui.core.units import (
     format_label_time,
     format_local_time,
     format_tokens,
+    kilo_tokens,
     plural,
 )
 
@@ -146,3 +147,16 @@ def test_local_times() -> None:
     assert format_label_time(ms, datetime(2025, 6, 1).astimezone()) == "3/15 15:54"
     assert format_label_time(ms, datetime(2026, 1, 1).astimezone()) == "25/3/15 15:54"
     assert format_label_time(None, now) is None
+
+
+def test_kilo_tokens_rounds_as_javascript() -> None:
+    # Math.round(x / 1000): half rounds up, towards +Infinity for negatives too
+    assert kilo_tokens(12500) == "13"
+    assert kilo_tokens(12499) == "12"
+    assert kilo_tokens(-1500) == "-1"
+    assert kilo_tokens(-1700) == "-2"
+    assert kilo_tokens(1e21) == "1000000000000000000"
+    assert kilo_tokens(None) == "0"  # Number(null)
+    assert kilo_tokens("12000") == "12"  # Number("12000")
+    assert kilo_tokens("x") == "NaN"
+    assert kilo_tokens(float("-inf")) == "-Infinity"
