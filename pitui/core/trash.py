@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,25 +87,33 @@ def _parse_info(info: Path, topdir: Path | None) -> tuple[str, str] | None:
     return path, date or ""
 
 
-def find_trashed(original: str) -> list[TrashedItem]:
-    """Every trashed copy of ``original``, newest deletion first."""
-    original = os.path.abspath(original)
-    items: list[TrashedItem] = []
-    for trash, topdir in _trash_dirs(original):
-        info_dir = trash / "info"
+def _trash_records(path: str) -> Iterator[tuple[Path, Path, str, str]]:
+    """``(record, stored file, original path, deletion date)`` of every readable record in the
+    trash directories that would take ``path``, each record once."""
+    seen: set[str] = set()
+    for folder, topdir in _trash_dirs(path):
+        info_dir = folder / "info"
         try:
             names = os.listdir(info_dir)
         except OSError:
             continue
         for name in names:
-            if not name.endswith(".trashinfo"):
+            info = info_dir / name
+            if not name.endswith(".trashinfo") or str(info) in seen:
                 continue
-            parsed = _parse_info(info_dir / name, topdir)
-            if parsed is None or os.path.abspath(parsed[0]) != original:
-                continue
-            stored = trash / "files" / name[: -len(".trashinfo")]
-            if os.path.lexists(stored):
-                items.append(TrashedItem(original, str(stored), str(info_dir / name), parsed[1]))
+            seen.add(str(info))
+            parsed = _parse_info(info, topdir)
+            if parsed is not None:
+                yield info, folder / "files" / name[: -len(".trashinfo")], parsed[0], parsed[1]
+
+
+def find_trashed(original: str) -> list[TrashedItem]:
+    """Every trashed copy of ``original``, newest deletion first."""
+    original = os.path.abspath(original)
+    items: list[TrashedItem] = []
+    for info, stored, origin, deleted_at in _trash_records(original):
+        if os.path.abspath(origin) == original and os.path.lexists(stored):
+            items.append(TrashedItem(original, str(stored), str(info), deleted_at))
     items.sort(key=lambda item: item.deleted_at, reverse=True)
     return items
 
@@ -196,32 +204,19 @@ def trashed_sessions(sessions_dir: Path, also: Iterable[str] = ()) -> list[Trash
     is a session file. The home trash and the sessions dir's volume trash are looked at."""
     logged = set(also)
     found: list[tuple[int, str, TrashedItem]] = []
-    seen: set[str] = set()
     # a file name under the sessions dir picks that volume's trash directories
-    for folder, topdir in _trash_dirs(str(sessions_dir / "x.jsonl")):
-        info_dir = folder / "info"
+    for info, stored, origin, deleted_at in _trash_records(str(sessions_dir / "x.jsonl")):
+        if not origin.endswith(".jsonl"):
+            continue
+        original = os.path.normpath(origin)
+        if str(info) not in logged and not _inside(original, sessions_dir):
+            continue
         try:
-            names = os.listdir(info_dir)
+            stamp = os.stat(info).st_mtime_ns
         except OSError:
             continue
-        for name in names:
-            info = info_dir / name
-            if not name.endswith(".trashinfo") or str(info) in seen:
-                continue
-            seen.add(str(info))
-            parsed = _parse_info(info, topdir)
-            if parsed is None or not parsed[0].endswith(".jsonl"):
-                continue
-            original = os.path.normpath(parsed[0])
-            if str(info) not in logged and not _inside(original, sessions_dir):
-                continue
-            stored = folder / "files" / name[: -len(".trashinfo")]
-            try:
-                stamp = os.stat(info).st_mtime_ns
-            except OSError:
-                continue
-            if _is_session_file(str(stored)):
-                item = TrashedItem(original, str(stored), str(info), parsed[1])
-                found.append((stamp, parsed[1], item))
+        if _is_session_file(str(stored)):
+            item = TrashedItem(original, str(stored), str(info), deleted_at)
+            found.append((stamp, deleted_at, item))
     found.sort(key=lambda t: (t[0], t[1]), reverse=True)
     return [item for _, _, item in found]

@@ -855,13 +855,17 @@ class TreeView:
         self._leaf = new
         self._folded = {uid: shift(row) for uid, row in self._folded.items()}
         self._remembered = shift(keep) if keep is not None else None
+        self._show_again()
+        return True
+
+    def _show_again(self) -> None:
+        """The visible rows for new rows: the remembered row selected, else the leaf's."""
         self._vis = []
         self._sel = 0
         self._apply()
         if self._remembered is None and self._vis:
             self._sel = self._nearest_visible(self._leaf_row)
             self._remembered = self._vis[self._sel]
-        return True
 
     def rebuild(self, *, replaced: bool = False) -> None:
         """Re-flatten after the session grew or was replaced, or the leaf moved, keeping the
@@ -887,9 +891,4 @@ class TreeView:
                 self._folded[uid] = folded_row
         row = self._row_for_uid(keep)
         self._remembered = row if row >= 0 else None
-        self._vis = []
-        self._sel = 0
-        self._apply()
-        if self._remembered is None and self._vis:
-            self._sel = self._nearest_visible(self._leaf_row)
-            self._remembered = self._vis[self._sel]
+        self._show_again()
