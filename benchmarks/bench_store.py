@@ -16,7 +16,9 @@ measurement is a whole process, as a user runs it:
 - ``fts_build``: ``pitui list --all --fts QUERY`` the first time (indexes every message body);
 - ``fts_query``: the same query again (whole process), and the query alone inside a process.
 
-``--skip-fts`` leaves the two full-text steps out (a listing-only run in a third of the time).
+``--skip-fts`` leaves the two full-text steps out (a listing-only run in a third of the time);
+``--cold-only`` runs only the orjson-then-cold pairs and writes nothing into the store (for a
+shared, read-only ``--keep``).
 Warm runs also print their CPU time (user + system), steadier than wall time on a busy machine.
 
 The machine may be busy with other work: repeated steps report medians (``--runs``, default 7).
@@ -151,6 +153,24 @@ def full_text(pitui: list[str], args: argparse.Namespace, env: dict[str, str]) -
     }
 
 
+def _cold_figures(
+    pairs: list[tuple[float, float, float, float]], sessions: int, listed: int, lines: int
+) -> dict[str, Any]:
+    """The cold pairs alone (``--cold-only``): each pair's ratio, their median and the load."""
+    ratios = [cold / base for base, _, cold, _ in pairs]
+    return {
+        "sessions": sessions,
+        "listed": listed,
+        "lines": lines,
+        "cold_pairs_s": [[round(base, 2), round(cold, 2)] for base, _, cold, _ in pairs],
+        "cold_pair_ratios": [round(r, 2) for r in ratios],
+        "cold_ratio_median": round(statistics.median(ratios), 2),
+        "cold_cpu_ratios": [round(cold / base, 2) for _, base, _, cold in pairs],
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "target": "cold <= 0.8x orjson",
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sessions", type=int, default=10_000)
@@ -159,6 +179,11 @@ def main() -> None:
     parser.add_argument("--cold-runs", type=int, default=3, help="orjson-then-cold pairs")
     parser.add_argument("--query", default="regression benchmark", help="full-text query")
     parser.add_argument("--skip-fts", action="store_true", help="leave the full-text steps out")
+    parser.add_argument(
+        "--cold-only",
+        action="store_true",
+        help="only the orjson-then-cold pairs (writes nothing into the store: a read-only --keep)",
+    )
     args = parser.parse_args()
 
     agent = args.keep or Path(tempfile.mkdtemp(prefix="pitui-bench-store-"))
@@ -198,6 +223,9 @@ def main() -> None:
         ratios = sorted(cold / base for base, _, cold, _ in pairs)
         best_pair = min(pairs, key=lambda p: p[2] / p[0])
         orjson_s, orjson_cpu, cold_s, cold_cpu = best_pair
+        if args.cold_only:
+            print(json.dumps(_cold_figures(pairs, len(files), listed, lines), indent=2))
+            return
         warm: list[float] = []
         warm_cpu: list[float] = []  # (steadier than wall time on a busy machine)
         for _ in range(args.runs):

@@ -71,13 +71,18 @@ class Block(Struct):
 
 
 class Message(Struct):
+    """A message as far as the index and the listing read it. ``content`` is :data:`UNSET`
+    when the key is absent (pi's listing tells that from ``null``); ``timestamp`` is any value
+    (the listing takes a number, else the entry's time)."""
+
     role: str | None = None
-    content: list[Block] | str | None = None
+    content: list[Block] | str | UnsetType | None = UNSET
     provider: str | None = None
     model: str | None = None
     stopReason: str | None = None
     usage: Usage | None = None
     toolCallId: str | None = None
+    timestamp: Any = None
 
 
 class Line(Struct):

@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import gc
 import os
-import sys
-from typing import Any
+from typing import Any, ClassVar
 
+import msgspec
 import orjson
 
+from pitui.core.content_text import joined_text
+from pitui.core.facts import usage_numbers
 from pitui.core.js import (
     MAX_DATE_MS,
     iso_from_ms,
@@ -40,6 +42,7 @@ from pitui.core.jsonl import BOM, Lines, parse_json_line, read_range
 from pitui.core.labels import apply_label
 from pitui.core.migrate import header_version
 from pitui.core.record import Record
+from pitui.core.records import UNSET, DecodeError, Message, decode_fields
 from pitui.core.session_info import SessionInfo, listing_element
 
 __all__ = [
@@ -57,9 +60,6 @@ __all__ = [
 # Counts, firstMessage and allMessagesTextLength still cover the whole file.
 SEARCH_TEXT_CAP = 4 * 1024 * 1024
 NO_MESSAGES = "(no messages)"
-_FLOAT_MAX = int(sys.float_info.max)
-# The usage parts whose sum is a message's tokens (pi's rule: see core/facts.py).
-_TOKEN_PARTS = ("input", "output", "cacheRead", "cacheWrite")
 # Bytes before the parsed offset remembered to notice a file rewritten in place.
 _SEAM = 64
 # Bytes of the first line hashed to notice a replaced file (a header line is far shorter).
@@ -102,6 +102,9 @@ class SummaryState:
         "message_count", "model", "name", "parent", "parts", "provider", "status", "text_chars",
         "text_length", "texts", "tokens", "v1",
     )  # fmt: skip
+
+    # False: every line parsed whole (the reference the typed decode is tested against)
+    TYPED: ClassVar[bool] = True
 
     def __init__(self, *, texts: bool = True) -> None:
         self.status = _UNDECIDED
@@ -166,7 +169,10 @@ class SummaryState:
                 pass  # (to the end of the lines, where a resumed read would start)
             return
         loads = orjson.loads
-        decode_error = orjson.JSONDecodeError
+        json_error = orjson.JSONDecodeError
+        decode = decode_fields
+        decode_value = msgspec.json.decode
+        decode_error = DecodeError
         # the state in locals while the loop runs (written back at the end)
         entries = self.entries
         messages = self.message_count
@@ -180,116 +186,137 @@ class SummaryState:
         model = self.model
         provider = self.provider
         status = self.status
+        obj: Any = None
+        message: Message
+        typed = self.TYPED
         try:
             for _line_no, _offset, _end, line in lines:
-                try:
-                    obj = loads(line)
-                except decode_error:
-                    obj = parse_json_line(line.removesuffix(b"\n"))[0]
-                if type(obj) is not dict:
-                    continue
-                if status != _SESSION:
-                    self._header(obj)
-                    status = self.status
-                    if status == _NOT_A_SESSION:
-                        for _ in lines:
-                            pass  # nothing more to learn from this file
-                        return
-                    continue
-                get = obj.get
-                etype = get("type")
-                if etype == "session":
-                    continue  # a second header line: pi ignores it
+                # A message line is read by the typed decode of the fields read here (records.
+                # Line: in C, every other value skipped unread); any other line, or one with a
+                # value of another type than pi writes, is parsed whole (the reference path).
+                fast = False
+                if typed and status == _SESSION:
+                    try:
+                        if not line.isascii():
+                            line.decode()  # (see records.decode_line: msgspec skips values unread)
+                        rec = decode(line)
+                        found = rec.message
+                        if rec.type == "message" and found is not None:
+                            message = found
+                            role = message.role
+                            content = message.content
+                            text: str | None = None  # the text, of a user/assistant with content
+                            if (role == "user" or role == "assistant") and content is not UNSET:
+                                if type(content) is str:
+                                    text = content
+                                elif type(content) is list:
+                                    pieces: list[Any] = [
+                                        decode_value(block.text) if block.text else None
+                                        for block in content
+                                        if block.type == "text"
+                                    ]
+                                    try:
+                                        text = " ".join(pieces)
+                                    except TypeError:
+                                        text = js_join(pieces, " ")
+                                else:
+                                    text = ""
+                            fast = True
+                    except decode_error:
+                        pass
+                if fast:
+                    etype: Any = "message"
+                    entry_id: Any = rec.id
+                    parent_id: Any = rec.parentId
+                    stamp: Any = message.timestamp
+                    entry_stamp: Any = rec.timestamp
+                    found_model: Any = message.model
+                    found_provider: Any = message.provider
+                    found_usage = message.usage
+                    usage: Any = found_usage.values() if found_usage is not None else None
+                else:
+                    try:
+                        obj = loads(line)
+                    except json_error:
+                        obj = parse_json_line(line.removesuffix(b"\n"))[0]
+                    if type(obj) is not dict:
+                        continue
+                    if status != _SESSION:
+                        self._header(obj)
+                        status = self.status
+                        if status == _NOT_A_SESSION:
+                            for _ in lines:
+                                pass  # nothing more to learn from this file
+                            return
+                        continue
+                    get = obj.get
+                    etype = get("type")
+                    if etype == "session":
+                        continue  # a second header line: pi ignores it
+                    entry_id = get("id")
+                    parent_id = get("parentId")
+                    entry_stamp = get("timestamp")
+                    role = text = found_model = found_provider = stamp = None
+                    usage = None
+                    if etype == "message":
+                        message_obj = get("message")
+                        if type(message_obj) is dict:
+                            mget = message_obj.get
+                            role = mget("role")
+                            if role == "assistant" or role == "toolResult":
+                                usage = mget("usage")
+                                found_model, found_provider = mget("model"), mget("provider")
+                            if (role == "user" or role == "assistant") and "content" in message_obj:
+                                stamp = mget("timestamp")
+                                text = joined_text(message_obj["content"])
+                    elif etype == "compaction" or etype == "branch_summary" or etype == "usage":
+                        usage = get("usage")
+                    elif etype == "session_info" or etype == "label":
+                        self._other(etype, obj)
+                    if type(usage) is not dict:
+                        usage = None
                 entries += 1
                 # leaves without building the tree (see __init__)
-                parent_id = get("parentId")
                 if type(parent_id) is str:
                     if parent_id in childless:
                         childless.discard(parent_id)
                     else:
                         branched.add(parent_id)
-                entry_id = get("id")
                 if type(entry_id) is str:
                     if entry_id not in branched:
                         childless.add(entry_id)
                 else:
                     anon += 1
-                usage: Any = None
                 if etype == "message":
                     messages += 1
-                    message = get("message")
-                    if type(message) is not dict:
-                        continue
-                    mget = message.get
-                    role = mget("role")
                     if role == "assistant":
-                        usage = mget("usage")
-                        found_model = mget("model")
                         if type(found_model) is str:
                             model = found_model
-                            found_provider = mget("provider")
                             provider = found_provider if type(found_provider) is str else None
-                    elif role == "toolResult":
-                        usage = mget("usage")
-                    elif role != "user":
-                        continue
-                    if (role == "user" or role == "assistant") and "content" in message:
+                    elif role != "toolResult":
+                        usage = None  # (only assistants and tool results count a usage)
+                    if text is not None:
                         # pi's isMessageWithContent: activity time and text
-                        stamp = mget("timestamp")
                         value: Any
                         if type(stamp) is int or type(stamp) is float:
                             # pi takes any number; one outside Date's range is an Invalid Date
                             value = stamp if -MAX_DATE_MS <= stamp <= MAX_DATE_MS else None
                         else:
-                            value = js_date_ms(get("timestamp"))
+                            value = js_date_ms(entry_stamp)
                         if value is not None:
                             if activity is None:
                                 activity = value if value > 0 else 0  # Math.max(last ?? 0, t)
                             elif value > activity:
                                 activity = value
-                        content = message["content"]
-                        if type(content) is str:
-                            text = content
-                        elif type(content) is list:
-                            pieces: list[Any] = [
-                                block.get("text")
-                                for block in content
-                                if type(block) is dict and block.get("type") == "text"
-                            ]
-                            try:
-                                text = " ".join(pieces)
-                            except TypeError:
-                                text = js_join(pieces, " ")
-                        else:
-                            text = ""
                         if text:
                             self._add_text(text)
                             if first_message is None and role == "user":
                                 first_message = text
-                elif etype == "compaction" or etype == "branch_summary" or etype == "usage":
-                    usage = get("usage")
-                elif etype == "session_info" or etype == "label":
-                    self._other(etype, obj)
-                # session totals: the same sums, in the same order, as Session.stats() (pi's
-                # token rule, core/facts.py: the four parts, never totalTokens)
-                if type(usage) is dict:
-                    uget = usage.get
-                    for part in _TOKEN_PARTS:
-                        found_tokens = uget(part)
-                        # (facts' rule, inline in this loop: only finite numbers count; x - x
-                        # is 0 for a finite float, NaN for ±inf, and an int past a float's range
-                        # would overflow the sum)
-                        if (type(found_tokens) is float and found_tokens - found_tokens == 0) or (
-                            type(found_tokens) is int and -_FLOAT_MAX < found_tokens < _FLOAT_MAX
-                        ):
-                            tokens += found_tokens
-                    found_cost = uget("cost")
-                    if type(found_cost) is dict:
-                        total = found_cost.get("total")
-                        if (type(total) is float and total - total == 0) or (
-                            type(total) is int and -_FLOAT_MAX < total < _FLOAT_MAX
-                        ):
-                            cost += total
+                if usage is not None:
+                    # session totals: the same sums as Session.stats() (pi's token rule)
+                    inp, out, read, write, spent = usage_numbers(usage)
+                    tokens += inp + out + read + write
+                    cost += spent
         finally:
             self.entries = entries
             self.message_count = messages
