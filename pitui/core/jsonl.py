@@ -13,7 +13,7 @@ import io
 import json
 import mmap
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -132,7 +132,7 @@ class Lines:
             pos = self.end_offset  # where the lines of that block ended
             want = CHUNK_SIZE
 
-    def __iter__(self) -> Iterator[tuple[int, int, int, bytes]]:
+    def __iter__(self) -> Generator[tuple[int, int, int, bytes], None, None]:
         pos = self.end_offset
         line_no = self.next_line_no - 1  # from here on, the number of the last line read
         try:
@@ -168,6 +168,29 @@ class Lines:
         finally:
             self.end_offset = pos
             self.next_line_no = line_no + 1
+
+    def chunks(self) -> Iterator[memoryview]:
+        """The rest of the source as buffers of whole lines, for a caller that decodes many
+        lines at once: each ends with ``\n`` (but the unterminated last line, once ``final``);
+        ``end_offset`` and ``pending`` are left as iterating would leave them, ``next_line_no``
+        is not kept (counting the lines would cost a quarter of decoding them). Blank lines
+        are the caller's (a byte order mark only starts a file's first line: read that one by
+        iterating)."""
+        pos = self.end_offset
+        for base, data, last in self._blocks(pos):
+            begin = pos - base
+            complete = max(begin, data.rfind(b"\n", begin) + 1)
+            end = complete
+            if last and complete < len(data):
+                if self._final:
+                    end = len(data)
+                    self._tail = base + complete
+                else:
+                    self.pending = len(data) - complete
+            pos = base + end
+            self.end_offset = pos
+            if end > begin:
+                yield memoryview(data)[begin:end]  # (not copied)
 
     def parse(self, line_no: int, offset: int, line: bytes) -> dict[str, Any] | None:
         """The JSON object of a line, parsed whole; ``None`` (reported) if it is not one."""

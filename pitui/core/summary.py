@@ -21,10 +21,11 @@ million times for a 10,000-session store.
 from __future__ import annotations
 
 import gc
+import io
 import os
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
-import msgspec
 import orjson
 
 from pitui.core.content_text import joined_text
@@ -42,7 +43,17 @@ from pitui.core.jsonl import BOM, Lines, parse_json_line, read_range
 from pitui.core.labels import apply_label
 from pitui.core.migrate import header_version
 from pitui.core.record import Record
-from pitui.core.records import UNSET, DecodeError, Message, decode_fields
+from pitui.core.records import (
+    UNSET,
+    DecodeError,
+    ListingAssistant,
+    ListingLine,
+    ListingToolResult,
+    ListingUser,
+    Usage,
+    decode_listing_line,
+    decode_listing_lines,
+)
 from pitui.core.session_info import SessionInfo, listing_element
 
 __all__ = [
@@ -64,6 +75,14 @@ NO_MESSAGES = "(no messages)"
 _SEAM = 64
 # Bytes of the first line hashed to notice a replaced file (a header line is far shorter).
 _HEAD_MAX = 64 * 1024
+
+
+def _parse_whole(line: bytes) -> Any:
+    """A line's JSON value as JSON.parse reads it (orjson, else the careful parse)."""
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return parse_json_line(line.removesuffix(b"\n"))[0]
 
 
 def dump_json(value: Any) -> bytes:
@@ -163,17 +182,54 @@ class SummaryState:
     def read(self, lines: Lines) -> None:
         """Fold the lines ``lines`` yields (complete ones, or all of them once ``final``) into
         the summary. Once the first JSON object showed the file is not a session, nothing more
-        is parsed."""
+        is parsed.
+
+        Up to the header, every line is parsed whole. After it the lines are decoded a block at
+        a time by ``records.ListingLine`` (msgspec's ``decode_lines``: only the fields read
+        here, in C, every other value skipped unread); a block holding a line that does not
+        decode so (not JSON, not an object, a value of another type than pi writes, a text
+        with a lone surrogate or bytes that are not UTF-8) is read line by line, and such a line
+        parsed whole: :meth:`_fold_object`, the reference."""
+        if self.status == _UNDECIDED:
+            numbered = iter(lines)
+            for _line_no, _offset, _end, line in numbered:
+                self._fold_object(_parse_whole(line))
+                if self.status != _UNDECIDED:
+                    break
+            numbered.close()  # (the reader stops after the header line)
         if self.status == _NOT_A_SESSION:
             for _ in lines:
-                pass  # (to the end of the lines, where a resumed read would start)
+                pass  # nothing more to learn from this file; read to its end
             return
-        loads = orjson.loads
-        json_error = orjson.JSONDecodeError
-        decode = decode_fields
-        decode_value = msgspec.json.decode
-        decode_error = DecodeError
-        # the state in locals while the loop runs (written back at the end)
+        if self.status == _UNDECIDED:
+            return  # (no header yet: every line was read)
+        if not self.TYPED:
+            for _line_no, _offset, _end, line in lines:
+                self._fold_object(_parse_whole(line))
+            return
+        for block in lines.chunks():
+            try:
+                records = decode_listing_lines(block)
+            except DecodeError:
+                self._fold_one_by_one(block)
+            else:
+                self._fold_records(records)
+
+    def _fold_one_by_one(self, block: memoryview) -> None:
+        """A block some line of which the typed decode refused: each line on its own."""
+        for line in io.BytesIO(block):
+            if line.isspace():
+                continue
+            try:
+                record = decode_listing_line(line)
+            except DecodeError:
+                self._fold_object(_parse_whole(line))
+            else:
+                self._fold_records((record,))
+
+    def _fold_records(self, records: Iterable[ListingLine]) -> None:
+        """Fold typed lines in; the per-line work written out with the state in locals: it runs
+        a million times for a 10,000-session store."""
         entries = self.entries
         messages = self.message_count
         anon = self.anon
@@ -185,136 +241,82 @@ class SummaryState:
         cost = self.cost
         model = self.model
         provider = self.provider
-        status = self.status
-        obj: Any = None
-        message: Message
-        typed = self.TYPED
+        add_text = self._add_text
         try:
-            for _line_no, _offset, _end, line in lines:
-                # A message line is read by the typed decode of the fields read here (records.
-                # Line: in C, every other value skipped unread); any other line, or one with a
-                # value of another type than pi writes, is parsed whole (the reference path).
-                fast = False
-                if typed and status == _SESSION:
-                    try:
-                        if not line.isascii():
-                            line.decode()  # (see records.decode_line: msgspec skips values unread)
-                        rec = decode(line)
-                        found = rec.message
-                        if rec.type == "message" and found is not None:
-                            message = found
-                            role = message.role
-                            content = message.content
-                            text: str | None = None  # the text, of a user/assistant with content
-                            if (role == "user" or role == "assistant") and content is not UNSET:
-                                if type(content) is str:
-                                    text = content
-                                elif type(content) is list:
-                                    pieces: list[Any] = [
-                                        decode_value(block.text) if block.text else None
-                                        for block in content
-                                        if block.type == "text"
-                                    ]
-                                    try:
-                                        text = " ".join(pieces)
-                                    except TypeError:
-                                        text = js_join(pieces, " ")
-                                else:
-                                    text = ""
-                            fast = True
-                    except decode_error:
-                        pass
-                if fast:
-                    etype: Any = "message"
-                    entry_id: Any = rec.id
-                    parent_id: Any = rec.parentId
-                    stamp: Any = message.timestamp
-                    entry_stamp: Any = rec.timestamp
-                    found_model: Any = message.model
-                    found_provider: Any = message.provider
-                    found_usage = message.usage
-                    usage: Any = found_usage.values() if found_usage is not None else None
-                else:
-                    try:
-                        obj = loads(line)
-                    except json_error:
-                        obj = parse_json_line(line.removesuffix(b"\n"))[0]
-                    if type(obj) is not dict:
-                        continue
-                    if status != _SESSION:
-                        self._header(obj)
-                        status = self.status
-                        if status == _NOT_A_SESSION:
-                            for _ in lines:
-                                pass  # nothing more to learn from this file
-                            return
-                        continue
-                    get = obj.get
-                    etype = get("type")
-                    if etype == "session":
-                        continue  # a second header line: pi ignores it
-                    entry_id = get("id")
-                    parent_id = get("parentId")
-                    entry_stamp = get("timestamp")
-                    role = text = found_model = found_provider = stamp = None
-                    usage = None
-                    if etype == "message":
-                        message_obj = get("message")
-                        if type(message_obj) is dict:
-                            mget = message_obj.get
-                            role = mget("role")
-                            if role == "assistant" or role == "toolResult":
-                                usage = mget("usage")
-                                found_model, found_provider = mget("model"), mget("provider")
-                            if (role == "user" or role == "assistant") and "content" in message_obj:
-                                stamp = mget("timestamp")
-                                text = joined_text(message_obj["content"])
-                    elif etype == "compaction" or etype == "branch_summary" or etype == "usage":
-                        usage = get("usage")
-                    elif etype == "session_info" or etype == "label":
-                        self._other(etype, obj)
-                    if type(usage) is not dict:
-                        usage = None
+            for record in records:
+                etype = record.type
+                if etype == "session":
+                    continue  # a second header line: pi ignores it
                 entries += 1
                 # leaves without building the tree (see __init__)
+                parent_id = record.parentId
                 if type(parent_id) is str:
                     if parent_id in childless:
                         childless.discard(parent_id)
                     else:
                         branched.add(parent_id)
-                if type(entry_id) is str:
+                entry_id = record.id
+                if entry_id is not None:
                     if entry_id not in branched:
                         childless.add(entry_id)
                 else:
                     anon += 1
+                usage: Usage | None = None
                 if etype == "message":
                     messages += 1
-                    if role == "assistant":
-                        if type(found_model) is str:
+                    message = record.message
+                    if message is None:
+                        continue
+                    said: ListingUser | ListingAssistant | None = None
+                    if isinstance(message, ListingAssistant):
+                        said = message
+                        usage = message.usage
+                        found_model = message.model
+                        if found_model is not None:
                             model = found_model
-                            provider = found_provider if type(found_provider) is str else None
-                    elif role != "toolResult":
-                        usage = None  # (only assistants and tool results count a usage)
-                    if text is not None:
+                            provider = message.provider
+                    elif isinstance(message, ListingUser):
+                        said = message
+                    elif isinstance(message, ListingToolResult):
+                        usage = message.usage
+                    else:
+                        continue
+                    if said is not None and said.content is not UNSET:
+                        content = said.content
                         # pi's isMessageWithContent: activity time and text
+                        stamp = said.timestamp
                         value: Any
                         if type(stamp) is int or type(stamp) is float:
                             # pi takes any number; one outside Date's range is an Invalid Date
                             value = stamp if -MAX_DATE_MS <= stamp <= MAX_DATE_MS else None
                         else:
-                            value = js_date_ms(entry_stamp)
+                            value = js_date_ms(record.timestamp)
                         if value is not None:
                             if activity is None:
                                 activity = value if value > 0 else 0  # Math.max(last ?? 0, t)
                             elif value > activity:
                                 activity = value
+                        if type(content) is str:
+                            text = content
+                        elif type(content) is list:
+                            pieces = [block.text for block in content if block.type == "text"]
+                            try:
+                                text = " ".join(pieces)  # type: ignore[arg-type]
+                            except TypeError:  # a block without text (JavaScript: "")
+                                text = js_join(pieces, " ")
+                        else:
+                            text = ""
                         if text:
-                            self._add_text(text)
-                            if first_message is None and role == "user":
+                            add_text(text)
+                            if first_message is None and said.__class__ is ListingUser:
                                 first_message = text
+                elif etype == "compaction" or etype == "branch_summary" or etype == "usage":
+                    usage = record.usage
+                elif etype == "session_info" or etype == "label":
+                    self._other(etype, record.name, record.targetId, record.label, record.timestamp)
                 if usage is not None:
                     # session totals: the same sums as Session.stats() (pi's token rule)
-                    inp, out, read, write, spent = usage_numbers(usage)
+                    inp, out, read, write, spent = usage_numbers(usage.values())
                     tokens += inp + out + read + write
                     cost += spent
         finally:
@@ -327,6 +329,75 @@ class SummaryState:
             self.cost = cost
             self.model = model
             self.provider = provider
+
+    def _fold_object(self, obj: Any) -> None:
+        """Fold in one line parsed whole (the reference rules, any value of any type)."""
+        if type(obj) is not dict:
+            return
+        if self.status != _SESSION:
+            self._header(obj)
+            return
+        get = obj.get
+        etype = get("type")
+        if etype == "session":
+            return  # a second header line: pi ignores it
+        self.entries += 1
+        parent_id = get("parentId")
+        if type(parent_id) is str:
+            if parent_id in self.childless:
+                self.childless.discard(parent_id)
+            else:
+                self.branched.add(parent_id)
+        entry_id = get("id")
+        if type(entry_id) is str:
+            if entry_id not in self.branched:
+                self.childless.add(entry_id)
+        else:
+            self.anon += 1
+        usage: Any = None
+        if etype == "message":
+            self.message_count += 1
+            message = get("message")
+            if type(message) is not dict:
+                return
+            mget = message.get
+            role = mget("role")
+            if role == "assistant":
+                usage = mget("usage")
+                found_model = mget("model")
+                if type(found_model) is str:
+                    self.model = found_model
+                    found_provider = mget("provider")
+                    self.provider = found_provider if type(found_provider) is str else None
+            elif role == "toolResult":
+                usage = mget("usage")
+            elif role != "user":
+                return
+            if (role == "user" or role == "assistant") and "content" in message:
+                stamp = mget("timestamp")
+                value: Any
+                if type(stamp) is int or type(stamp) is float:
+                    value = stamp if -MAX_DATE_MS <= stamp <= MAX_DATE_MS else None
+                else:
+                    value = js_date_ms(get("timestamp"))
+                if value is not None:
+                    if self.activity is None:
+                        self.activity = value if value > 0 else 0
+                    elif value > self.activity:
+                        self.activity = value
+                text = joined_text(message["content"])
+                if text:
+                    self._add_text(text)
+                    if self.first_message is None and role == "user":
+                        self.first_message = text
+        elif etype == "compaction" or etype == "branch_summary" or etype == "usage":
+            usage = get("usage")
+        elif etype == "session_info" or etype == "label":
+            self._other(etype, get("name"), get("targetId"), get("label"), get("timestamp"))
+        if type(usage) is dict:
+            inp, out, read, write, spent = usage_numbers(usage)
+            self.tokens += inp + out + read + write
+            self.cost += spent
 
     def with_tail(self, tail: bytes, *, at_start: bool = False) -> SummaryState:
         """The summary if ``tail`` (an unterminated last line) were complete: pi reads such a
@@ -378,22 +449,18 @@ class SummaryState:
         self.header_modified = self.created if isinstance(stamp, str) else None
         self.v1 = header_version(obj) < 2
 
-    def _other(self, etype: Any, obj: dict[str, Any]) -> None:
+    def _other(self, etype: Any, name: Any, target: Any, label: Any, stamp: Any) -> None:
         if etype == "session_info":
-            name = obj.get("name")
             # [new]: the latest session_info decides, an empty or blank name clears it
             self.name = (js_trim(name) or None) if isinstance(name, str) else None
-        elif etype == "label":
-            target = obj.get("targetId")
-            if isinstance(target, str):
-                stamp = obj.get("timestamp")
-                apply_label(
-                    self.labels,
-                    self.label_times,
-                    target,
-                    label_text(obj.get("label")),
-                    stamp if type(stamp) is str else None,
-                )
+        elif etype == "label" and isinstance(target, str):
+            apply_label(
+                self.labels,
+                self.label_times,
+                target,
+                label_text(label),
+                stamp if type(stamp) is str else None,
+            )
 
     def _add_text(self, text: str) -> None:
         if self.text_length:  # texts are never empty, so a length means one came before

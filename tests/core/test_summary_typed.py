@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pitui.core.summary import SummaryState
+from pitui.core.summary import SummaryState, summarise_file
 from tests.conftest import FIXTURES
 from tests.core.sessiondata import HEADER, ts
 from tests.core.test_damage_property import damaged_file
@@ -111,3 +111,29 @@ def test_invalid_utf8_in_a_skipped_and_a_read_field_summarises_the_same() -> Non
     for where in (b"PLACE", b"SKIP"):
         broken = base.replace(where, b"x\xff\xfe" + where)
         assert_same(orjson.dumps(HEADER) + b"\n" + broken + b"\n")
+
+
+def test_a_file_read_in_many_blocks_summarises_the_same(tmp_path: Path) -> None:
+    # blocks of CHUNK_SIZE: lines across block ends, a line longer than a block, a broken line
+    # and a lone surrogate in one block, an unterminated last line left pending
+    rows: list[bytes] = [orjson.dumps(HEADER)]
+    for n in range(3000):
+        text = "x" * (700_000 if n == 1500 else n % 300)
+        if n == 2000:
+            rows.append(b'{"type":"message", broken')
+        block = {"type": "text", "text": "\\ud83d" if n == 2100 else text}
+        message = {"role": "user" if n % 2 else "assistant", "content": [block], "timestamp": n}
+        row = {"type": "message", "id": f"e{n}", "parentId": f"e{n - 1}" if n else None,
+               "timestamp": ts(n), "message": message}  # fmt: skip
+        rows.append(orjson.dumps(row).replace(b"\\\\ud83d", b"\\ud83d"))
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(b"\n".join(rows) + b'\n{"type":"message","id":"tail"')
+
+    def summarised() -> tuple[Any, ...]:
+        result = summarise_file(str(path))
+        return result.row, result.state, result.offset, result.text, result.text_tail
+
+    typed = summarised()
+    with reference_summary():
+        assert summarised() == typed
+    assert typed[2] == path.stat().st_size - len(b'{"type":"message","id":"tail"')
