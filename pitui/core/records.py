@@ -31,7 +31,7 @@ from pitui.core.problems import Problem, ProblemKind
 __all__ = [
     "DUPLICATE_HEADER", "NO_PARENT_KEY", "UNSET", "DecodeError", "EntryMeta", "Line",
     "ListingAssistant", "ListingLine", "ListingToolResult", "ListingUser", "Scan", "Usage",
-    "decode_line", "decode_listing_line", "decode_listing_lines", "make_meta", "scan",
+    "attach", "decode_line", "decode_listing_line", "decode_listing_lines", "make_meta", "scan",
     "visible_text",
 ]  # fmt: skip
 
@@ -449,6 +449,18 @@ def make_meta(obj: dict[str, Any], line: int, offset: int, length: int) -> Entry
     return meta
 
 
+def attach(parent: EntryMeta, child: EntryMeta, branching: list[EntryMeta]) -> None:
+    """Add ``child`` to ``parent``'s children (in file order); a parent that gets its second
+    child joins ``branching``, the nodes whose children need sorting into pi's order."""
+    children = parent.children
+    if children is None:
+        parent.children = [child]
+    else:
+        if len(children) == 1:
+            branching.append(parent)
+        children.append(child)
+
+
 class Scan:
     """What :func:`scan` read, and its tree when ``linked``."""
 
@@ -627,13 +639,7 @@ def scan(lines: Lines) -> Scan:
                     continue
             meta.parent = parent
             meta.parent_id = parent.id  # one string kept, not two
-            children = parent.children
-            if children is None:
-                parent.children = [meta]
-            else:
-                if len(children) == 1:
-                    branching.append(parent)
-                children.append(meta)
+            attach(parent, meta, branching)
             by_id[raw_id] = meta
             previous = meta
             previous_id = raw_id

@@ -29,7 +29,7 @@ from pitui.core.jsonl import LineReader, Lines, objects, parse_json_line, read_l
 from pitui.core.labels import apply_label
 from pitui.core.paths import open_regular
 from pitui.core.problems import Problem, ProblemKind
-from pitui.core.records import DUPLICATE_HEADER, make_meta, scan
+from pitui.core.records import DUPLICATE_HEADER, attach, make_meta, scan
 from pitui.core.records import NO_PARENT_KEY as NO_PARENT_KEY  # (the index's entries: their home)
 from pitui.core.records import EntryMeta as EntryMeta
 
@@ -397,13 +397,7 @@ class Session:
             meta.parent = parent
             if parent.line > meta.line:
                 forward = True
-            children = parent.children
-            if children is None:
-                parent.children = [meta]
-            else:
-                if len(children) == 1:
-                    branching.append(parent)
-                children.append(meta)
+            attach(parent, meta, branching)
         if forward:
             # Rare (hand-edited or damaged files): cut cycles, then attach again in file order.
             self._break_cycles()
@@ -415,12 +409,8 @@ class Session:
                 parent = meta.parent
                 if parent is None:
                     roots.append(meta)
-                elif parent.children is None:
-                    parent.children = [meta]
                 else:
-                    if len(parent.children) == 1:
-                        branching.append(parent)
-                    parent.children.append(meta)
+                    attach(parent, meta, branching)
         for meta in branching:
             meta.children.sort(key=_child_key)  # type: ignore[union-attr]
         self.roots = roots
