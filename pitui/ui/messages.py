@@ -62,7 +62,7 @@ class RowsFiltered(Message):
         self,
         key: tuple[object, ...],
         items: list[PickerItem],
-        rows: list[ListRow],
+        rows: Sequence[ListRow],
         keep: str | None,
     ) -> None:
         super().__init__()

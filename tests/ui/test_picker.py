@@ -256,7 +256,7 @@ async def test_u8_bad_or_empty_regex_gives_nothing(query: str, sorts: int) -> No
             await pilot.press("ctrl+s")
         await type_query(pilot, query)
         assert ids(app) == []
-        assert picker(app).query_one(SessionList).rows == []
+        assert list(picker(app).query_one(SessionList).rows) == []
 
 
 async def test_u9_unclosed_phrase_and_id_name_matches() -> None:

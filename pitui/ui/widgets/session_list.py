@@ -11,8 +11,8 @@ pinned session is marked ``⚑``.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Collection, Iterator, Sequence
+from typing import NamedTuple, overload
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -74,6 +74,62 @@ class ListRow(NamedTuple):
     pinned: bool = False
 
 
+class LazyRows(Sequence[ListRow]):
+    """Display rows made when first asked for: a key typed in the search re-filters every
+    session, and the list draws only the rows on screen, so only those are made.
+
+    ``make(index, live)`` makes row ``index``; ``key_of(index)`` its key without making it;
+    ``live`` is the set of live session paths (:meth:`set_live` replaces it)."""
+
+    __slots__ = ("_count", "_key_of", "_live", "_made", "_make")
+
+    def __init__(
+        self,
+        count: int,
+        make: Callable[[int, Collection[str]], ListRow],
+        key_of: Callable[[int], str],
+        live: Collection[str] = (),
+    ) -> None:
+        self._count = count
+        self._make = make
+        self._key_of = key_of
+        self._live = live
+        self._made: dict[int, ListRow] = {}
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> ListRow: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[ListRow]: ...
+    def __getitem__(self, index: int | slice) -> ListRow | list[ListRow]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._count))]
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count:
+            raise IndexError(index)
+        row = self._made.get(index)
+        if row is None:
+            row = self._made[index] = self._make(index, self._live)
+        return row
+
+    def __iter__(self) -> Iterator[ListRow]:
+        return (self[i] for i in range(self._count))
+
+    def key_of(self, index: int) -> str:
+        return self._key_of(index)
+
+    def set_live(self, live: Collection[str]) -> bool:
+        """Use these live paths from now on; whether a row already made changes."""
+        changed = any((row.path in live) != row.live for row in self._made.values())
+        self._live = live
+        if changed:
+            self._made.clear()
+        return changed
+
+
 class SessionList(ScrollView, can_focus=False):
     """A virtual list of :class:`ListRow`; the screen owns the data and the selection."""
 
@@ -128,8 +184,8 @@ class SessionList(ScrollView, can_focus=False):
     ) -> None:
         super().__init__(id=id, classes=classes)
         self.clock = clock
-        self._rows: list[ListRow] = []
-        self._index: dict[str, int] = {}
+        self._rows: Sequence[ListRow] = []
+        self._index: dict[str, int] | None = None  # key -> first row, made when asked for
         self._empty_text = ""
         self._confirm_key: str | None = None
 
@@ -141,10 +197,8 @@ class SessionList(ScrollView, can_focus=False):
     def set_rows(
         self, rows: Sequence[ListRow], *, selected: int | None = None, empty_text: str = ""
     ) -> None:
-        self._rows = list(rows)
-        self._index = {}
-        for position, row in enumerate(self._rows):
-            self._index.setdefault(row.key, position)
+        self._rows = rows if isinstance(rows, LazyRows) else list(rows)
+        self._index = None
         self._empty_text = empty_text
         self.virtual_size = Size(self.size.width, max(len(rows), 1))
         index = self.selected if selected is None else selected
@@ -152,15 +206,27 @@ class SessionList(ScrollView, can_focus=False):
         self.refresh()
 
     def index_of(self, key: str) -> int | None:
+        if self._index is None:
+            rows = self._rows
+            keys = rows.key_of if isinstance(rows, LazyRows) else lambda i: rows[i].key
+            self._index = {}
+            for position in range(len(rows)):
+                self._index.setdefault(keys(position), position)
         return self._index.get(key)
 
     def set_live(self, keys: Collection[str]) -> None:
         """Mark exactly the rows of ``keys`` live (a few rows change; the rest are kept)."""
+        rows = self._rows
+        if isinstance(rows, LazyRows):
+            if rows.set_live(set(keys)):
+                self.refresh()
+            return
         changed = False
-        for position, row in enumerate(self._rows):
+        assert isinstance(rows, list)
+        for position, row in enumerate(rows):
             live = row.path in keys
             if live != row.live:
-                self._rows[position] = row._replace(live=live)
+                rows[position] = row._replace(live=live)
                 changed = True
         if changed:
             self.refresh()

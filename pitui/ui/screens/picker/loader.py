@@ -28,7 +28,7 @@ from pitui.ui.messages import (
     ScopeProgress,
 )
 from pitui.ui.screens.picker.state import FilterRequest, display_title, find_match
-from pitui.ui.widgets.session_list import ListRow
+from pitui.ui.widgets.session_list import LazyRows, ListRow
 
 PARTIAL_INTERVAL = 0.25  # while a scope first loads, the rows read so far are shown after this,
 PARTIAL_INTERVAL_MAX = 4.0  # then ever less often (the interval doubles up to this)
@@ -45,8 +45,9 @@ def list_rows(
     all_scope: bool,
     show_path: bool,
     live: Collection[str] = (),
-) -> list[ListRow]:
-    """The display rows of a query's rows (runs in the filter worker, for every session)."""
+) -> LazyRows:
+    """The display rows of a query's rows, each made when the list first draws it (a key press
+    re-filters every session; the list shows a screenful)."""
     short: dict[str, str] = {}
 
     def shorten(path: str) -> str:
@@ -55,8 +56,8 @@ def list_rows(
             found = short[path] = shorten_home(path)
         return found
 
-    out: list[ListRow] = []
-    for row in rows:
+    def make(index: int, live: Collection[str]) -> ListRow:
+        row = rows[index]
         item: PickerItem = row.item
         parts: list[str] = []
         if show_path:
@@ -65,22 +66,23 @@ def list_rows(
             parts.append(shorten(item.cwd))
         parts.append(str(item.message_count))
         path = item.path
-        out.append(
-            ListRow(  # positional: this runs for every listed session
-                path,  # key
-                display_title(item),  # title
-                row.prefix,  # prefix
-                " ".join(parts),  # right
-                item.modified,  # modified
-                has_name(item.name),  # named
-                path == current,  # current
-                path in live,  # live
-                "",  # snippet
-                None,  # match
-                path,  # path
-            )
+        return ListRow(
+            key=path,
+            title=display_title(item),
+            prefix=row.prefix,
+            right=" ".join(parts),
+            modified=item.modified,
+            named=has_name(item.name),
+            current=path == current,
+            live=path in live,
+            path=path,
         )
-    return out
+
+    def key_of(index: int) -> str:
+        path: str = rows[index].item.path
+        return path
+
+    return LazyRows(len(rows), make, key_of, live)
 
 
 def hit_rows(
