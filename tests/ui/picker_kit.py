@@ -222,7 +222,14 @@ async def wait_for(
 async def preview_loaded(pilot: Pilot[Any]) -> None:
     """Until the preview shows its target, scrolled to its end (the pane shows the last
     messages; the scroll happens after the layout, a few frames later)."""
-    preview = pilot.app.screen.query_one(SessionPreview)
+    screen = pilot.app.screen
+    preview = screen.query_one(SessionPreview)
+
+    # (after typing, the picker gives the preview its target once typing pauses)
+    def turn_come() -> bool:
+        return not (isinstance(screen, PickerScreen) and screen.preview_pending)
+
+    await wait_for(pilot, turn_come, timeout=30.0, what="the preview's turn")
     await wait_for(
         pilot,
         lambda: preview.target is None

@@ -72,6 +72,9 @@ if TYPE_CHECKING:
 IN_PLACE_ROWS = 500  # up to this many sessions (and no search) are filtered on the event loop
 FULL_TEXT_DELAY = 0.15  # full-text queries wait for typing to pause
 AGE_TICK = 30.0  # ages ("5m") are redrawn this often
+# The preview reads a file and draws its messages: while the query changes it waits until typing
+# pauses this long, so that the next key's rows do not wait behind it.
+PREVIEW_AFTER_TYPING = 0.3
 
 
 def _worker_cancelled() -> bool:
@@ -123,6 +126,8 @@ class PickerScreen(Screen[None]):
         self._fts_timer: Timer | None = None
         self._refresh_timer: Timer | None = None
         self._live_timer: Timer | None = None
+        self._preview_timer: Timer | None = None
+        self._typed_at = float("-inf")  # when the query last changed (monotonic)
         self._stop_watch: asyncio.Event | None = None
         # the debounce of a watch not started yet (it starts after the first rows are drawn)
         follow = watch and settings.watch
@@ -354,8 +359,7 @@ class PickerScreen(Screen[None]):
         self._after_rows()
 
     def _after_rows(self) -> None:
-        # the preview reads a file and renders messages: let the rows paint first
-        self.call_after_refresh(self._update_preview)
+        self._schedule_preview()
         if self.listed and not self.loader.rows_painted.is_set():
             self.call_after_refresh(self._first_rows_drawn)
         self._update_position()
@@ -468,10 +472,11 @@ class PickerScreen(Screen[None]):
         """pi's scroll indicator ``(selected/count)``, shown only when not all rows fit."""
         widget = self.query_one("#picker-position", Static)
         rows = self.session_list.rows
+        # (one line of fixed height: no layout of the screen for it on every key)
         if len(rows) > self.session_list.page_size:
-            widget.update(Text(f"  ({self.session_list.selected + 1}/{len(rows)})"))
+            widget.update(Text(f"  ({self.session_list.selected + 1}/{len(rows)})"), layout=False)
         else:
-            widget.update("")
+            widget.update("", layout=False)
 
     def on_resize(self) -> None:
         self._update_position()
@@ -479,10 +484,28 @@ class PickerScreen(Screen[None]):
     # ----------------------------------------------------------------------------- preview
     @on(SessionList.Highlighted)
     def _on_highlight(self) -> None:
-        self._update_preview()
+        self._schedule_preview()
         self._update_position()
 
+    @property
+    def preview_pending(self) -> bool:
+        """The preview waits for typing to pause before it follows the selected row."""
+        return self._preview_timer is not None
+
+    def _schedule_preview(self) -> None:
+        """Show the selected session in the preview after the rows paint, or once typing
+        pauses (:data:`PREVIEW_AFTER_TYPING`)."""
+        if self._preview_timer is not None:
+            self._preview_timer.stop()
+            self._preview_timer = None
+        wait = self._typed_at + PREVIEW_AFTER_TYPING - time.monotonic()
+        if wait <= 0:
+            self.call_after_refresh(self._update_preview)  # (the rows paint first)
+        else:
+            self._preview_timer = self.set_timer(wait, self._update_preview)
+
     def _update_preview(self) -> None:
+        self._preview_timer = None
         item = self.selected_item
         self.preview.show(item.path if item else None, entry_id=self.selected_entry)
 
@@ -493,6 +516,7 @@ class PickerScreen(Screen[None]):
 
     @on(Input.Changed, "#picker-search")
     def _on_query(self, event: Input.Changed) -> None:
+        self._typed_at = time.monotonic()
         self.state.set_query(event.value)
         self.refilter()
 
