@@ -670,9 +670,14 @@ class Store:
             self.load_texts(sessions, progress=progress)
         from pitui.core.search import filter_and_sort
 
-        return filter_and_sort(
-            sessions, query, mode, named_only, normalize_path=self._path_keys(sessions).__getitem__
-        )
+        keys: list[PathKeys] = []  # made when the threaded view needs them (a search does not)
+
+        def normalize(path: str) -> str:
+            if not keys:
+                keys.append(self._path_keys(sessions))
+            return keys[0][path]
+
+        return filter_and_sort(sessions, query, mode, named_only, normalize_path=normalize)
 
     def order(
         self, items: Sequence[S], mode: SortMode = "threaded", named_only: bool = False
