@@ -34,6 +34,7 @@ PARTIAL_INTERVAL = 0.25  # while a scope first loads, the rows read so far are s
 PARTIAL_INTERVAL_MAX = 4.0  # then ever less often (the interval doubles up to this)
 PROGRESS_INTERVAL = 0.1  # "Loading n/N" is updated at most this often
 FIRST_PAINT_WAIT = 0.5  # a load pauses (at most this long) until its first rows are drawn
+RECENT_RESULTS = 8  # the rows of this many recent queries over one listing are kept
 
 Post = Callable[[Message], object]
 
@@ -45,6 +46,7 @@ def list_rows(
     all_scope: bool,
     show_path: bool,
     live: Collection[str] = (),
+    pinned: Collection[str] = (),
 ) -> LazyRows:
     """The display rows of a query's rows, each made when the list first draws it (a key press
     re-filters every session; the list shows a screenful)."""
@@ -76,6 +78,7 @@ def list_rows(
             current=path == current,
             live=path in live,
             path=path,
+            pinned=path in pinned,
         )
 
     def key_of(index: int) -> str:
@@ -126,6 +129,13 @@ class PickerLoader:
         self.cancel = threading.Event()
         self.rows_painted = threading.Event()
         self.filter_lock = threading.Lock()
+        # the newest filter asked for: one asked before it is dropped unstarted (keys typed while
+        # a query is filtered never queue; only the latest query is filtered and drawn)
+        self.wanted: tuple[object, ...] | None = None
+        # the rows of recent queries over the listing filtered last (a backspace gives a query
+        # typed a moment ago: its rows again, without filtering); emptied when the listing changes
+        self._recent_items: Sequence[PickerItem] | None = None
+        self._recent: dict[tuple[object, ...], list[Row[Any]]] = {}
 
     def load(self, scope: Scope, generation: int, partial: bool, post: Post) -> None:
         """Load a scope; while a first load runs, post the progress and the sessions read so far
@@ -171,7 +181,15 @@ class PickerLoader:
 
     def filtered(self, request: FilterRequest, live: Collection[str]) -> RowsFiltered:
         """The rows of a request (the caller holds ``filter_lock``)."""
-        rows = self.catalog.rows(request.items, request.query, request.mode, request.named)
+        if request.items is not self._recent_items:
+            self._recent_items, self._recent = request.items, {}
+        key = (request.query, request.mode, request.named)
+        rows = self._recent.pop(key, None)
+        if rows is None:
+            rows = self.catalog.rows(request.items, request.query, request.mode, request.named)
+        self._recent[key] = rows  # (the newest last)
+        while len(self._recent) > RECENT_RESULTS:
+            del self._recent[next(iter(self._recent))]
         pinned = request.pinned
         if pinned and not js_trim(request.query):
             rows = pinned_first(rows, pinned)  # (a search keeps its order: pins only marked)
@@ -181,9 +199,8 @@ class PickerLoader:
             all_scope=request.scope == "all",
             show_path=request.show_path,
             live=live,
+            pinned=pinned,
         )
-        if pinned:
-            display = [row._replace(pinned=True) if row.path in pinned else row for row in display]
         return RowsFiltered(request.key, [row.item for row in rows], display, request.keep)
 
     def filter(
@@ -194,7 +211,7 @@ class PickerLoader:
         cancelled: Callable[[], bool],
     ) -> None:
         with self.filter_lock:
-            if cancelled():
+            if cancelled() or request.key != self.wanted:
                 return
             filtered = self.filtered(request, live)
         post(filtered)

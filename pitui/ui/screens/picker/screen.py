@@ -330,6 +330,7 @@ class PickerScreen(Screen[None]):
             self._list_labels(label_words)
             return
         request = self.state.filter_request(keep)
+        self.loader.wanted = request.key
         lock = self.loader.filter_lock
         small = not js_trim(request.query) and len(request.items) <= IN_PLACE_ROWS
         if small and lock.acquire(False):
