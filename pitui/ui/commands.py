@@ -15,13 +15,14 @@ from typing import Literal
 from textual.binding import Binding, BindingType
 from textual.keys import KEY_ALIASES, Keys, _character_to_key
 
-Where = Literal["app", "picker", "session", "tree"]
+Where = Literal["app", "picker", "session", "tree", "context"]
 
 WHERE_TITLES: dict[Where, str] = {
     "app": "Everywhere",
     "picker": "Session picker",
     "session": "Session view",
     "tree": "Session tree",
+    "context": "Context pane (after tab or a click into it)",
 }
 
 
@@ -147,12 +148,23 @@ COMMANDS: tuple[Command, ...] = (
             "Show or hide when labels were set", "tree", key_display="T"),
     Command("tree.backspace", "backspace", "backspace", "Delete", "Delete the last search "
             "character", "tree", show=False),
+    # Context pane (focused): it scrolls with the arrows, pgup/pgdn, home/end; the rest goes to
+    # the tree, as if typed there -----------------------------------------------------------------
+    Command("context.tree", "escape", "to_tree", "Tree", "Back to the tree", "context",
+            key_display="esc"),
+    Command("context.label", "L,shift+l", "edit_label", "Label", "Edit the label of the selected "
+            "entry", "context", key_display="L"),
+    Command("context.label_time", "T,shift+t", "toggle_label_times", "Label time",
+            "Show or hide when labels were set", "context", show=False, key_display="T"),
     # Session view ------------------------------------------------------------------------------
     Command("session.back", "alt+left,shift+left", "back", "Back",
             "Back to the entry visited before (jumps, clicks, branch switches; a walk with the "
             "arrows counts once)", "session", key_display="alt+←"),
     Command("session.forward", "alt+right,shift+right", "forward", "Forward",
             "Forward again, after going back", "session", show=False, key_display="alt+→"),
+    Command("session.pane", "tab,shift+tab", "other_pane", "Pane",
+            "Move between the tree and the context pane", "session", show=False,
+            key_display="tab"),
     Command("session.leaf", "alt+l", "leaf", "Leaf", "Select the leaf: where pi continues",
             "session"),
     Command("session.previous_leaf", "alt+o", "previous_leaf", "Previous leaf",
@@ -215,6 +227,7 @@ def effective_keys(command: Command, keymap: dict[str, str]) -> str:
 _ACTIVE_TOGETHER: tuple[frozenset[Where], ...] = (
     frozenset({"app", "picker"}),
     frozenset({"app", "session", "tree"}),
+    frozenset({"app", "session", "context"}),
 )
 _MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
 

@@ -1,4 +1,6 @@
-"""The help screen (F1): every command with its current keys, from the one declaration."""
+"""The help screen (F1): every command with its current keys, from the one declaration, and
+what the session tree's marks and colours mean (drawn in the theme's colours, as the tree has
+them)."""
 
 from __future__ import annotations
 
@@ -27,6 +29,9 @@ class HelpScreen(ModalScreen[None]):
                 Text(f"pitui {__version__} — keys and commands", style="bold"), id="help-title"
             )
             yield Static(self._table(), id="help-table")
+            yield Static(Text("The session tree's marks and colours", style="bold"),
+                         id="legend-title")  # fmt: skip
+            yield Static(legend(self.app.get_css_variables()), id="help-legend")
             yield Static(
                 Text(
                     "Keys can be changed in the config file's [keymap] table, by command id. "
@@ -55,3 +60,47 @@ class HelpScreen(ModalScreen[None]):
 
     def action_dismiss(self, result: None = None) -> None:  # type: ignore[override]
         self.dismiss(None)
+
+
+def legend(colours: dict[str, str]) -> Table:
+    """What the tree's marks, colours and the session header's live state mean. ``colours``:
+    the theme's CSS variables (the tree's component classes use ``accent``, ``success``, …)."""
+
+    def colour(name: str) -> str:
+        return colours.get(name, "")
+
+    accent, dim = colour("accent"), colour("text-disabled")
+    rows: list[tuple[Text, str]] = [
+        (Text("› ", accent), "the selected row: the right pane shows the context at it"),
+        (
+            Text("• ", accent),
+            "on the active path, root to leaf: what pi resumes and the model sees",
+        ),
+        (Text.assemble(("├⊟ ", dim)), "a branch start that can be folded (ctrl+← on it)"),
+        (
+            Text.assemble(("├⊞ ", dim), ("⊞ ", accent)),
+            "folded: its rows are hidden (ctrl+→ unfolds; a root shows ⊞)",
+        ),
+        (Text("│  ├─ └─", dim), "a branch point's children; the active branch is listed first"),
+        (Text("┊12 ", dim), "a deep row: 12 levels of outer gutters folded into one mark"),
+        (Text("[label] ", colour("warning")), "a label (L edits it; T shows when it was set)"),
+        (Text("user: ", accent), "a user message"),
+        (Text("assistant: ", colour("success")), "an assistant message"),
+        (Text("[read: a.py]", colour("text-muted")), "a tool result, with the call it answers"),
+        (Text("(aborted) / error", colour("error")), "an assistant turn that failed"),
+        (
+            Text("[compaction: 12k tokens]", colour("secondary")),
+            "a compaction (the context shows its summary and the messages it keeps)",
+        ),
+        (Text("[branch summary]: ", colour("warning")), "a summary of an abandoned branch"),
+        (Text("[my-ext]: ", colour("primary")), "an extension's message (custom_message)"),
+        (Text("[model: …] [label: …]", dim), "bookkeeping entries (only with ctrl+a, all)"),
+        (Text("● pi is writing"), "header: pi wrote to the file a moment ago"),
+        (Text("follow on"), "header: the selection follows new entries at the leaf (ctrl+g)"),
+    ]
+    table = Table(box=None, show_header=False, pad_edge=False, expand=True)
+    table.add_column("mark", no_wrap=True)
+    table.add_column("meaning", ratio=1)
+    for sample, meaning in rows:
+        table.add_row(sample, Text(meaning))
+    return table

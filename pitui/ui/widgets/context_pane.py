@@ -19,7 +19,7 @@ from typing import Any
 
 from rich.console import RenderableType
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.geometry import Size
@@ -35,6 +35,7 @@ from pitui.core.units import format_tokens
 from pitui.render import RenderContext, render_messages, tool_calls_by_id
 from pitui.render.lines import render_lines
 from pitui.render.safe_text import one_line, safe_line, safe_text
+from pitui.ui.commands import bindings_for
 from pitui.ui.rendering import app_registry
 
 # Lines of context drawn at a time: the pane draws messages from the selected entry's end of the
@@ -167,10 +168,44 @@ def draw_view(view: ContextView, old: ContextView | None, budget: int) -> None:
 
 class ContextLines(ScrollView, can_focus=True):
     """The context pane's body: lines drawn in workers, shown with the Line API. Scrolling to the
-    top while earlier messages are not drawn yet asks for them (:class:`NeedEarlier`)."""
+    top while earlier messages are not drawn yet asks for them (:class:`NeedEarlier`).
+
+    Focused (tab, or a click), it scrolls with the movement keys; escape, ``L``, ``T`` and
+    whatever is typed are for the tree (:class:`ForTree`): the screen hands them over."""
+
+    BINDINGS = bindings_for("context")
 
     class NeedEarlier(Message):
         pass
+
+    class ForTree(Message):
+        """A key meant for the tree: ``action`` is ``to_tree``, ``edit_label``,
+        ``toggle_label_times``, or ``type`` (``text`` typed into the tree's search)."""
+
+        def __init__(self, action: str, text: str = "") -> None:
+            super().__init__()
+            self.action = action
+            self.text = text
+
+    def action_to_tree(self) -> None:
+        self.post_message(self.ForTree("to_tree"))
+
+    def action_edit_label(self) -> None:
+        self.post_message(self.ForTree("edit_label"))
+
+    def action_toggle_label_times(self) -> None:
+        self.post_message(self.ForTree("toggle_label_times"))
+
+    def on_key(self, event: events.Key) -> None:
+        """Typing searches the tree, as if typed there (keys with alt or ctrl are commands)."""
+        modifiers = event.key.split("+")[:-1]
+        if not event.is_printable or not event.character or "alt" in modifiers:
+            return
+        if "ctrl" in modifiers or event.key in {"L", "T", "shift+l", "shift+t"}:
+            return
+        event.stop()
+        event.prevent_default()
+        self.post_message(self.ForTree("type", event.character))
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -297,6 +297,30 @@ class SessionScreen(Screen[None]):
                 self.state.history.visit(message.uid, jump=message.how == "jump")
             self.context_pane.show_entry(self.session, message.uid)
 
+    # ---------------------------------------------------------------------------- the panes
+    def action_other_pane(self) -> None:
+        """Tab: the tree ⇄ the context pane."""
+        if self.session is None:
+            return
+        if self.branch_tree.has_focus:
+            self.context_lines.focus()
+        else:
+            self.branch_tree.focus()
+
+    @on(ContextLines.ForTree)
+    def _for_tree(self, message: ContextLines.ForTree) -> None:
+        """A key pressed in the context pane that belongs to the tree: focus it and act there."""
+        if self.session is None:
+            return
+        tree = self.branch_tree
+        tree.focus()
+        if message.action == "type":
+            tree.type_text(message.text)
+        elif message.action == "edit_label":
+            tree.action_edit_label()
+        elif message.action == "toggle_label_times":
+            tree.action_toggle_label_times()
+
     # ---------------------------------------------------------------------------- going places
     def action_back(self) -> None:
         self._go_in_history(forward=False)

@@ -1,0 +1,135 @@
+"""The session view's two panes: tab between them, and the context pane's keys (escape goes back
+to the tree, L and T act on the tree's selection, typing searches the tree); the F1 legend."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from pitui.ui.modals.text_input import TextInputModal
+from pitui.ui.screens.help import HelpScreen
+from pitui.ui.screens.help import legend as legend_table
+from tests.ui.sessionview import ScreenApp, opened, settle, write_session
+from tests.ui.test_session_nav import two_branches
+
+
+def focused_id(app: ScreenApp) -> str | None:
+    return app.focused.id if app.focused is not None else None
+
+
+def footer_keys(app: ScreenApp) -> dict[str, str]:
+    """What the footer offers now: key → description."""
+    return {key: binding.description for key, (_node, binding, _on, _tip)
+            in app.screen.active_bindings.items() if binding.show}  # fmt: skip
+
+
+async def press(app: ScreenApp, pilot: Any, *keys: str) -> None:
+    for key in keys:
+        await pilot.press(key)
+        await settle(app, pilot)
+
+
+async def test_tab_moves_between_the_panes(tmp_path: Path) -> None:
+    app = ScreenApp(write_session(two_branches(), tmp_path))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await opened(app, pilot)
+        assert focused_id(app) == "branch-tree"
+        await press(app, pilot, "tab")
+        assert focused_id(app) == "context-lines"
+        assert footer_keys(app).get("escape") == "Tree"
+        await press(app, pilot, "tab")
+        assert focused_id(app) == "branch-tree"
+        assert footer_keys(app).get("escape") == "Leave"
+        await press(app, pilot, "shift+tab")
+        assert focused_id(app) == "context-lines"
+
+
+async def test_escape_in_the_context_pane_goes_back_to_the_tree(tmp_path: Path) -> None:
+    app = ScreenApp(write_session(two_branches(), tmp_path))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await opened(app, pilot)
+        await press(app, pilot, "tab", "escape")
+        assert focused_id(app) == "branch-tree"
+        assert app.screen is app.session_screen  # the view stays open
+        await press(app, pilot, "escape")
+        assert app.return_code is not None or not app.is_running  # escape in the tree leaves
+
+
+async def test_typing_in_the_context_pane_searches_the_tree(tmp_path: Path) -> None:
+    app = ScreenApp(write_session(two_branches(), tmp_path))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await opened(app, pilot)
+        await press(app, pilot, "tab", "m", "o", "r", "e", "space", "a")
+        tree = app.branch_tree
+        assert focused_id(app) == "branch-tree"
+        assert tree.model.query == "more a"
+        assert tree.selected_uid == "u4" and tree.model.count == 1
+
+
+async def test_label_keys_in_the_context_pane_act_on_the_selected_entry(tmp_path: Path) -> None:
+    app = ScreenApp(write_session(two_branches(), tmp_path))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await opened(app, pilot)
+        await press(app, pilot, "tab", "T")
+        assert app.branch_tree.show_label_times
+        assert focused_id(app) == "branch-tree"
+        await press(app, pilot, "tab", "L")
+        assert isinstance(app.screen, TextInputModal)
+        await press(app, pilot, "escape")
+        assert not isinstance(app.screen, TextInputModal)
+        assert focused_id(app) == "branch-tree"
+
+
+async def test_the_context_pane_still_scrolls(tmp_path: Path) -> None:
+    app = ScreenApp(write_session(two_branches(), tmp_path))
+    async with app.run_test(size=(120, 12)) as pilot:
+        await opened(app, pilot)
+        lines = app.session_screen.context_lines
+        await press(app, pilot, "tab", "home")
+        assert round(lines.scroll_y) == 0
+        await press(app, pilot, "end")
+        assert lines.max_scroll_y == 0 or round(lines.scroll_y) == lines.max_scroll_y
+        assert app.branch_tree.model.query == ""
+
+
+def plain(renderable: Any, width: int = 160) -> str:
+    console = Console(width=width, record=True, file=io.StringIO())
+    console.print(renderable)
+    return console.export_text()
+
+
+async def test_f1_legend_names_every_mark_the_tree_draws(tmp_path: Path) -> None:
+    app = ScreenApp(write_session(two_branches(), tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(app, pilot)
+        app.push_screen(HelpScreen({}))
+        await settle(app, pilot)
+        assert app.screen.query("#help-legend")
+        legend = plain(legend_table(app.get_css_variables())).splitlines()
+        for mark, meaning in [("› ", "the selected row"), ("• ", "active path"),
+                              ("├⊟", "can be folded"), ("├⊞", "folded: its rows are hidden"),
+                              ("┊12", "a deep row"), ("[label]", "a label"),
+                              ("[compaction", "a compaction"), ("● pi is writing", "pi wrote"),
+                              ("follow on", "follows new entries")]:  # fmt: skip
+            row = next((line for line in legend if line.lstrip().startswith(mark)), "")
+            assert meaning in row, (mark, row)
+        table = plain(HelpScreen({"session.back": "ctrl+k"})._table())
+        assert "ctrl+k" in table and "tab / shift+tab" in table and "alt+l" in table
+        assert "Context pane" in table
+
+
+def test_legend_snapshot(snap_compare: Any, tmp_path: Path) -> None:
+    """The legend at 80×24, in the theme's colours (scrolled to it)."""
+    app = ScreenApp(write_session(two_branches(), tmp_path))
+
+    async def run_before(pilot: Any) -> None:
+        await opened(app, pilot)
+        app.push_screen(HelpScreen({}))
+        await settle(app, pilot)
+        app.screen.query_one("#legend-title").scroll_visible(top=True, animate=False)
+        await settle(app, pilot)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
