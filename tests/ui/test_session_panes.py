@@ -9,10 +9,13 @@ from typing import Any
 
 from rich.console import Console
 
+from pitui.ui.modals.confirm import ConfirmModal
 from pitui.ui.modals.text_input import TextInputModal
 from pitui.ui.screens.help import HelpScreen
 from pitui.ui.screens.help import legend as legend_table
-from tests.ui.sessionview import ScreenApp, opened, settle, write_session
+from pitui.ui.screens.session import SessionScreen
+from pitui.ui.widgets.branch_tree import BranchTree
+from tests.ui.sessionview import ScreenApp, opened, settle, wait_for, write_session
 from tests.ui.test_session_nav import two_branches
 
 
@@ -133,3 +136,51 @@ def test_legend_snapshot(snap_compare: Any, tmp_path: Path) -> None:
         await settle(app, pilot)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+# ------------------------------------------------------------------------------ after extract
+
+
+def top(app: ScreenApp) -> object:
+    return app.screen  # (not narrowed by an earlier isinstance check)
+
+
+async def extract_at_a4(tmp_path: Path, pilot: Any, app: ScreenApp) -> Path:
+    await opened(app, pilot)
+    assert app.branch_tree.select_uid("a4")
+    await settle(app, pilot)
+    await press(app, pilot, "ctrl+e")
+    folder = tmp_path / "sessions"
+    made = [p for p in folder.iterdir() if p.name != "s.jsonl"]
+    assert len(made) == 1
+    return made[0]
+
+
+async def test_extract_offers_to_open_the_new_session(tmp_path: Path) -> None:
+    path = write_session(two_branches(), tmp_path / "sessions")
+    app = ScreenApp(path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        made = await extract_at_a4(tmp_path, pilot, app)
+        assert isinstance(app.screen, ConfirmModal)
+        await press(app, pilot, "enter")
+        screen = app.screen
+        assert isinstance(screen, SessionScreen) and screen is not app.session_screen
+        await wait_for(pilot, lambda: screen.session is not None and bool(screen.query(BranchTree)))
+        await settle(app, pilot)
+        assert screen.path == str(made)
+        session = screen.session
+        assert session is not None and session.leaf is not None and session.leaf.id == "a4"
+        assert [m.id for m in session.branch()] == ["u1", "a1", "u2", "a2", "u4", "a4"]
+        await press(app, pilot, "escape")  # back to the session it came from
+        assert top(app) is app.session_screen
+
+
+async def test_extract_offer_declined_stays(tmp_path: Path) -> None:
+    path = write_session(two_branches(), tmp_path / "sessions")
+    app = ScreenApp(path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await extract_at_a4(tmp_path, pilot, app)
+        assert isinstance(app.screen, ConfirmModal)
+        await press(app, pilot, "escape")
+        assert top(app) is app.session_screen
+        assert app.branch_tree.selected_uid == "a4"

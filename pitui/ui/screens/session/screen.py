@@ -562,6 +562,19 @@ class SessionScreen(Screen[None]):
             self.app, self.path, session.cwd, session.id, self.settings.resume_command
         )
 
+    def open_other(self, path: str, select: str | None = None) -> None:
+        """Open another session's view over this one (escape comes back here)."""
+        self.app.push_screen(
+            SessionScreen(
+                path,
+                settings=self.settings,
+                select=select,
+                on_resume=self._on_resume,
+                watch=self.watch_enabled,
+                clock=self.clock,
+            )
+        )
+
     # ---------------------------------------------------------------------------- leaving
     @on(BranchTree.CloseRequested)
     def _on_close(self) -> None:

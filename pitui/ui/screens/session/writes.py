@@ -282,3 +282,9 @@ class SessionWrites:
             one_line(f"Branch saved as a new session: {shorten_home(extracted.path)}", 300),
             timeout=8,
         )
+        body = Text("Open it now? (Esc: stay here; it is in the picker too)\n\n")
+        body.append(one_line(shorten_home(extracted.path), 300), "dim")
+        screen.app.push_screen(
+            ConfirmModal("Open the new session?", body, confirm_label="Open", danger=False),
+            callback=lambda ok: call_if(ok, lambda: screen.open_other(extracted.path)),
+        )
