@@ -99,6 +99,16 @@ class Settings:
     tree_filter: Literal["default", "no-tools", "user-only", "labeled-only", "all"] = "default"
     """The session tree's first filter mode (pi's ``treeFilterMode``)."""
 
+    tree_width: Annotated[int, _Between(20, 80)] = 50
+    """The session view's tree pane, in percent of the width (alt+w / alt+shift+w change it)."""
+
+    tree_height: Annotated[int, _Between(20, 80)] = 60
+    """The same, in percent of the height, when the context pane is under the tree (a terminal
+    under 110 columns)."""
+
+    session_panes: Literal["both", "tree", "context"] = "both"
+    """Which panes the session view shows first: both, or one of them zoomed (alt+z)."""
+
     watch: bool = True
     """Follow session files while pitui is open (``--no-watch`` turns it off for one run)."""
 

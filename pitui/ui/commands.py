@@ -165,6 +165,13 @@ COMMANDS: tuple[Command, ...] = (
     Command("session.pane", "tab,shift+tab", "other_pane", "Pane",
             "Move between the tree and the context pane", "session", show=False,
             key_display="tab"),
+    Command("session.zoom", "alt+z", "zoom", "Zoom", "The pane with focus fills the view (the "
+            "other is hidden); again: both panes", "session", show=False),
+    Command("session.wider", "alt+w", "resize_tree(10)", "Tree wider",
+            "More room for the tree (taller when the context is under it)", "session",
+            show=False),
+    Command("session.narrower", "alt+shift+w", "resize_tree(-10)", "Tree narrower",
+            "Less room for the tree, more for the context", "session", show=False),
     Command("session.leaf", "alt+l", "leaf", "Leaf", "Select the leaf: where pi continues",
             "session"),
     Command("session.previous_leaf", "alt+o", "previous_leaf", "Previous leaf",

@@ -7,6 +7,7 @@ times are deterministic. :func:`pi_view` reopens a file with the core and says w
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import time
@@ -114,6 +115,7 @@ class ScreenApp(App[None]):
         clock: Callable[[], float] = lambda: FROZEN,
         resumable: bool = True,
         debounce_ms: int = 50,
+        settings: Settings | None = None,
     ) -> None:
         super().__init__()
         for theme in THEMES:
@@ -123,7 +125,9 @@ class ScreenApp(App[None]):
         self.resumed: list[tuple[str, str, str]] = []
         self.session_screen = SessionScreen(
             str(path),
-            settings=Settings(watch=watch, watch_debounce_ms=debounce_ms),
+            settings=dataclasses.replace(
+                settings or Settings(), watch=watch, watch_debounce_ms=debounce_ms
+            ),
             select=select,
             standalone=True,
             on_resume=self._resume if resumable else None,

@@ -7,13 +7,16 @@ import io
 from pathlib import Path
 from typing import Any
 
+import pytest
 from rich.console import Console
 
+from pitui.config import Settings
 from pitui.ui.modals.confirm import ConfirmModal
 from pitui.ui.modals.text_input import TextInputModal
 from pitui.ui.screens.help import HelpScreen
 from pitui.ui.screens.help import legend as legend_table
 from pitui.ui.screens.session import SessionScreen
+from pitui.ui.screens.session.panes import PaneLayout
 from pitui.ui.widgets.branch_tree import BranchTree
 from tests.ui.sessionview import ScreenApp, opened, settle, wait_for, write_session
 from tests.ui.test_session_nav import two_branches
@@ -184,3 +187,91 @@ async def test_extract_offer_declined_stays(tmp_path: Path) -> None:
         await press(app, pilot, "escape")
         assert top(app) is app.session_screen
         assert app.branch_tree.selected_uid == "a4"
+
+
+# ------------------------------------------------------------------------------ pane sizes
+
+
+def test_pane_layout_rules() -> None:
+    layout = PaneLayout()
+    assert layout.resize(10, stacked=False) == 60 and layout.tree_width == 60
+    assert layout.resize(-10, stacked=True) == 50 and layout.tree_height == 50
+    for _ in range(9):
+        layout.resize(10, stacked=False)
+    assert layout.tree_width == 80
+    for _ in range(9):
+        layout.resize(-10, stacked=False)
+    assert layout.tree_width == 20
+    assert layout.zoom("context") == "context"
+    assert layout.other() == "tree"
+    assert layout.zoom("tree") == "both"
+    layout.zoom("tree")
+    layout.resize(10, stacked=False)  # resizing brings both panes back
+    assert layout.panes == "both"
+
+
+def shown_panes(app: ScreenApp) -> tuple[bool, bool]:
+    screen = app.session_screen
+    return screen.query_one("#tree-pane").display, screen.context_pane.display
+
+
+async def test_zoom_hides_the_other_pane_and_tab_swaps(tmp_path: Path) -> None:
+    app = ScreenApp(write_session(two_branches(), tmp_path))
+    async with app.run_test(size=(160, 45)) as pilot:
+        await opened(app, pilot)
+        tree_pane = app.session_screen.query_one("#tree-pane")
+        await press(app, pilot, "alt+z")
+        assert shown_panes(app) == (True, False)
+        assert tree_pane.outer_size.width == 160  # the whole width
+        await press(app, pilot, "tab")
+        assert shown_panes(app) == (False, True) and focused_id(app) == "context-lines"
+        assert app.session_screen.context_pane.outer_size.width == 160
+        await press(app, pilot, "alt+z")
+        assert shown_panes(app) == (True, True) and focused_id(app) == "context-lines"
+        await press(app, pilot, "alt+z")  # from the context pane: the context fills the view
+        assert shown_panes(app) == (False, True)
+        await press(app, pilot, "alt+z", "escape")
+        assert focused_id(app) == "branch-tree"
+
+
+async def test_the_context_hidden_then_shown_follows_the_selection(tmp_path: Path) -> None:
+    app = ScreenApp(write_session(two_branches(), tmp_path))
+    async with app.run_test(size=(160, 45)) as pilot:
+        await opened(app, pilot)
+        await press(app, pilot, "alt+z", "home")
+        await press(app, pilot, "alt+z")
+        await app.workers.wait_for_complete()
+        await settle(app, pilot)
+        shown = app.session_screen.context_pane.shown
+        assert shown is not None and shown.uid == "u1"
+
+
+@pytest.mark.parametrize(("size", "along"), [((160, 45), "width"), ((80, 24), "height")])
+async def test_wider_and_narrower_tree(tmp_path: Path, size: tuple[int, int], along: str) -> None:
+    app = ScreenApp(write_session(two_branches(), tmp_path))
+    async with app.run_test(size=size) as pilot:
+        await opened(app, pilot)
+        screen = app.session_screen
+        tree_pane, context = screen.query_one("#tree-pane"), screen.context_pane
+
+        def share() -> float:
+            tree, other = (float(getattr(w.outer_size, along)) for w in (tree_pane, context))
+            return tree / (tree + other)
+
+        before = share()
+        await press(app, pilot, "alt+w", "alt+w")
+        assert share() > before + 0.15
+        assert app.noted("% of the " + along)
+        await press(app, pilot, "alt+shift+w", "alt+shift+w", "alt+shift+w", "alt+shift+w")
+        assert share() < before - 0.15
+
+
+async def test_the_config_sets_the_first_layout(tmp_path: Path) -> None:
+    settings = Settings(tree_width=70, session_panes="context")
+    app = ScreenApp(write_session(two_branches(), tmp_path), settings=settings)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await opened(app, pilot)
+        assert shown_panes(app) == (False, True) and focused_id(app) == "context-lines"
+        await press(app, pilot, "alt+z")
+        tree_pane = app.session_screen.query_one("#tree-pane")
+        assert abs(tree_pane.outer_size.width - 0.7 * 160) <= 2

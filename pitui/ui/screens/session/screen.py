@@ -49,6 +49,7 @@ from pitui.core.watch import (
 from pitui.render.safe_text import one_line
 from pitui.ui.clipboard import copy_message, copy_resume_command, copy_session_path
 from pitui.ui.commands import bindings_for
+from pitui.ui.screens.session import panes
 from pitui.ui.screens.session.diffmark import DiffMark
 from pitui.ui.screens.session.follow import (
     Change,
@@ -57,6 +58,7 @@ from pitui.ui.screens.session.follow import (
     catch_up,
     head_line,
 )
+from pitui.ui.screens.session.panes import PaneLayout
 from pitui.ui.screens.session.prune import SessionPrune
 from pitui.ui.screens.session.state import SessionState, previous_leaf, selection_at_leaf
 from pitui.ui.screens.session.writes import SessionWrites
@@ -113,6 +115,7 @@ class SessionScreen(Screen[None]):
         self.session: Session | None = None
         # opened at the leaf: follow new entries
         self.state = SessionState(follow=select is None)
+        self.panes = PaneLayout(settings.tree_width, settings.tree_height, settings.session_panes)
         self.file = LiveFile(self.path)
         self.writes = SessionWrites(self)
         self.diff_mark = DiffMark(self)
@@ -146,6 +149,18 @@ class SessionScreen(Screen[None]):
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW_WIDTH, "-narrow")
+        self._lay_out_panes()
+
+    @property
+    def stacked(self) -> bool:
+        """The context pane is under the tree (a narrow terminal)."""
+        return self.has_class("-narrow")
+
+    def _lay_out_panes(self) -> None:
+        if self.session is None:
+            return  # (the raw-lines view and a file that failed have one pane)
+        panes.apply(self.panes, self.query_one("#tree-pane"), self.context_pane,
+                    stacked=self.stacked)  # fmt: skip
 
     @work(thread=True, group="open", exit_on_error=False)
     def _open(self) -> None:
@@ -193,7 +208,11 @@ class SessionScreen(Screen[None]):
         tree = BranchTree(session, model=message.model, id="branch-tree")
         self.query_one("#tree-status").remove()
         self.query_one("#tree-pane").mount(tree)
-        tree.focus()
+        self._lay_out_panes()
+        if self.panes.panes == "context":
+            self.context_lines.focus()
+        else:
+            tree.focus()
         self._render_header()
         if session.problems:
             first = session.problems[0]
@@ -295,17 +314,42 @@ class SessionScreen(Screen[None]):
         if message.uid is not None and self.session is not None:
             if message.how != "history":
                 self.state.history.visit(message.uid, jump=message.how == "jump")
-            self.context_pane.show_entry(self.session, message.uid)
+            if self.panes.panes != "tree":  # (a hidden pane is brought up to date when shown)
+                self.context_pane.show_entry(self.session, message.uid)
 
     # ---------------------------------------------------------------------------- the panes
     def action_other_pane(self) -> None:
-        """Tab: the tree ⇄ the context pane."""
+        """Tab: the tree ⇄ the context pane (zoomed: the other one, zoomed)."""
         if self.session is None:
             return
-        if self.branch_tree.has_focus:
+        if self.panes.panes != "both":
+            self._show_panes(self.panes.other())
+        elif self.branch_tree.has_focus:
             self.context_lines.focus()
         else:
             self.branch_tree.focus()
+
+    def action_zoom(self) -> None:
+        if self._not_a_session("zoom") or self.session is None:
+            return
+        self._show_panes(self.panes.zoom("context" if self.context_lines.has_focus else "tree"))
+
+    def action_resize_tree(self, step: int) -> None:
+        if self._not_a_session("resize_tree") or self.session is None:
+            return
+        share = self.panes.resize(step, stacked=self.stacked)
+        self._show_panes("both")
+        self.notify(f"Tree: {share}% of the {'height' if self.stacked else 'width'}", timeout=2)
+
+    def _show_panes(self, shown: panes.Panes) -> None:
+        self._lay_out_panes()
+        if shown == "context":
+            self.context_lines.focus()
+        elif shown == "tree" or not self.context_lines.has_focus:
+            self.branch_tree.focus()
+        uid = self.branch_tree.selected_uid
+        if shown != "tree" and uid is not None and self.session is not None:
+            self.context_pane.show_entry(self.session, uid)  # (not built while it was hidden)
 
     @on(ContextLines.ForTree)
     def _for_tree(self, message: ContextLines.ForTree) -> None:
