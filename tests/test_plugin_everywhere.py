@@ -13,6 +13,7 @@ import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -78,3 +79,112 @@ def test_the_checklist_is_in_the_export_where_the_entry_stands(
     assert "☐ Retry the flaky upload" in text
     # after the first exchange, before the second
     assert text.index("planned") < text.index("☑ todo list") < text.index("go on")
+
+
+# ------------------------------------------------------------------------------ session view
+
+
+@pytest.fixture
+def fresh_app_registry() -> Iterator[None]:
+    """The app's registry made anew (it lists plug-ins once), and again after the test."""
+    from pitui.ui.rendering import app_registry
+
+    app_registry.cache_clear()
+    yield
+    app_registry.cache_clear()
+
+
+def todo_file(tmp_path: Path) -> Path:
+    from tests.ui.sessionview import write_session
+
+    todo = entry("custom", "t1", "a1", 3, customType="todo-tracker", data=TODOS)
+    return write_session(
+        jsonl(user("u1", None, "plan it"), assistant("a1", "u1", "planned"), todo,
+              user("u2", "t1", "go on", 4), assistant("a2", "u2", "on it", 5)),
+        tmp_path,
+    )  # fmt: skip
+
+
+async def context_at(app: Any, pilot: Any, uid: str) -> list[str]:
+    from tests.ui.sessionview import settle
+
+    assert app.branch_tree.select_uid(uid)
+    await settle(app, pilot)
+    shown = app.session_screen.context_pane.shown
+    assert shown is not None and shown.uid == uid
+    return [line.rstrip() for line in app.session_screen.context_lines.plain_lines]
+
+
+async def test_the_checklist_is_in_the_session_views_context_and_tree(
+    example_installed: None, fresh_app_registry: None, tmp_path: Path
+) -> None:
+    from tests.ui.sessionview import ScreenApp, opened, settle
+
+    app = ScreenApp(todo_file(tmp_path))
+    async with app.run_test(size=(160, 45)) as pilot:
+        await opened(app, pilot)
+        await pilot.press("ctrl+a")  # (custom entries are rows in the "all" filter)
+        # the selected extension entry itself: the plug-in's checklist, not "(nothing: …)"
+        lines = await context_at(app, pilot, "t1")
+        assert any("☑ todo list · 1/2 done" in line for line in lines), lines
+        assert any("☐ Retry the flaky upload" in line for line in lines)
+        # further down the branch: where it stands, between the two exchanges
+        text = "\n".join(await context_at(app, pilot, "a2"))
+        assert text.index("planned") < text.index("☑ todo list") < text.index("go on")
+        title = app.session_screen.context_pane.border_title
+        assert "4 messages + 1 extension entry" in str(title)
+        # the tree's row: the plug-in's one-line form
+        tree = app.branch_tree
+        assert tree.select_uid("t1")
+        await settle(app, pilot)
+        row = tree.render_line(tree.model.selected_index - round(tree.scroll_offset.y)).text
+        assert "[todo-tracker] 1/2 done · next: Retry the flaky upload" in row, row
+
+
+async def test_without_the_plugin_the_entry_is_drawn_only_when_selected(
+    fresh_app_registry: None, tmp_path: Path
+) -> None:
+    from tests.ui.sessionview import ScreenApp, opened, settle
+
+    app = ScreenApp(todo_file(tmp_path))
+    async with app.run_test(size=(160, 45)) as pilot:
+        await opened(app, pilot)
+        await pilot.press("ctrl+a")
+        lines = await context_at(app, pilot, "t1")
+        assert any("[todo-tracker]" in line and "extension data" in line for line in lines)
+        assert not any("nothing: the model sees no messages" in line for line in lines)
+        assert not any("[todo-tracker]" in line for line in await context_at(app, pilot, "a2"))
+        tree = app.branch_tree
+        assert tree.select_uid("t1")
+        await settle(app, pilot)
+        row = tree.render_line(tree.model.selected_index - round(tree.scroll_offset.y)).text
+        assert "[custom: todo-tracker]" in row  # pi's row text
+
+
+def test_session_view_snapshot_with_the_plugin(
+    example_installed: None,
+    fresh_app_registry: None,
+    tmp_path: Path,
+    snap_compare: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The tree row in the plug-in's compact form, the checklist in the context pane."""
+    import time
+
+    from tests.ui.sessionview import ScreenApp, opened, settle
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    app = ScreenApp(todo_file(tmp_path))
+
+    async def run_before(pilot: Any) -> None:
+        await opened(app, pilot)
+        await pilot.press("ctrl+a")
+        assert app.branch_tree.select_uid("a2")
+        await settle(app, pilot)
+
+    try:
+        assert snap_compare(app, terminal_size=(120, 30), run_before=run_before)
+    finally:
+        monkeypatch.undo()
+        time.tzset()

@@ -78,14 +78,23 @@ def _extensions(
     session: Session, branch: list[EntryMeta], sources: list[str]
 ) -> list[tuple[int, dict[str, Any]]]:
     """The ``custom`` entries of ``branch``, each after the messages that precede it there."""
+    return [(before, session.raw(meta)) for before, meta in custom_entries_on(branch, sources)]
+
+
+def custom_entries_on(
+    branch: list[EntryMeta], sources: list[str]
+) -> list[tuple[int, EntryMeta]]:
+    """The ``custom`` entries of ``branch`` (state an extension keeps, never sent to the model),
+    each with the number of context messages (``sources``: their entries) that come before it.
+    The session view's context pane places them the same way."""
     where = {meta.uid: index for index, meta in enumerate(branch)}
     positions = [where.get(uid, -1) for uid in sources]  # each message's place on the branch
-    found: list[tuple[int, dict[str, Any]]] = []
+    found: list[tuple[int, EntryMeta]] = []
     before = 0
     for index, meta in enumerate(branch):
         if meta.type != "custom":
             continue
         while before < len(positions) and positions[before] < index:
             before += 1
-        found.append((before, session.raw(meta)))
+        found.append((before, meta))
     return found

@@ -37,6 +37,7 @@ from pitui.core.tree_search import SearchIndex
 from pitui.core.treeview import FILTER_MODES, FilterMode, RowView, TreeView
 from pitui.render.safe_text import one_line
 from pitui.ui.commands import bindings_for
+from pitui.ui.rendering import has_plugin_compact_forms, plugin_compact_line
 
 # pi's theme names → component classes (their colours come from theme variables in session.tcss)
 _ROLE_CLASS: dict[str, str] = {
@@ -50,6 +51,7 @@ _ROLE_CLASS: dict[str, str] = {
     "customMessageLabel": "branch-tree--custom-label",
 }
 _COMMAND_KEYS = frozenset({"L", "T", "D", "shift+l", "shift+t", "shift+d"})  # D: prune
+_EXTENSION_TYPES = frozenset({"custom", "custom_message"})  # what plug-ins draw
 ELLIPSIS = "..."
 
 #: How the selection moved, told with each :class:`BranchTree.EntryHighlighted`: ``jump`` (a
@@ -606,11 +608,24 @@ class BranchTree(ScrollView, can_focus=True):
             )
         if not 0 <= index < tree.count:
             return Strip.blank(width, base)
-        strip = self._render_row(tree.row(index, width), width, base)
+        strip = self._render_row(tree.row(index, width), width, base, self._compact(index, width))
         self._line_cache[key] = strip
         return strip
 
-    def _render_row(self, row: RowView, width: int, base: Style) -> Strip:
+    def _compact(self, index: int, width: int) -> Text | None:
+        """A plug-in's one-line form of an extension entry's row, drawn instead of its text."""
+        meta = self._tree.entry(index)
+        if meta.type not in _EXTENSION_TYPES or not has_plugin_compact_forms():
+            return None
+        try:
+            raw = self._tree.session.raw(meta)
+        except OSError:
+            return None
+        return plugin_compact_line(raw, width)
+
+    def _render_row(
+        self, row: RowView, width: int, base: Style, compact: Text | None = None
+    ) -> Strip:
         style_of = self.get_component_rich_style
         line_style = base
         # Component styles carry the widget's background; on the selected row the cursor's
@@ -636,7 +651,13 @@ class BranchTree(ScrollView, can_focus=True):
             pieces.append((f"[{one_line(row.label)}] ", styled("branch-tree--label")))
         if row.label_time is not None:
             pieces.append((f"{row.label_time} ", styled("branch-tree--label-time")))
-        for part in row.parts:
+        if compact is not None:
+            pieces.extend(
+                (segment.text, line_style + (segment.style or Style()) + overlay)
+                for segment in compact.render(self.app.console)
+                if segment.text != "\n"
+            )
+        for part in row.parts if compact is None else ():
             style = styled(_ROLE_CLASS[part.role]) if part.role else line_style
             if part.italic:
                 style += Style(italic=True)

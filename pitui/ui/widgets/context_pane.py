@@ -32,11 +32,12 @@ from pitui.core.context import build_session_context, estimate_context_tokens
 from pitui.core.facts import model_text
 from pitui.core.session import EntryMeta, Session, SessionError
 from pitui.core.units import format_tokens
+from pitui.export.document import custom_entries_on
 from pitui.render import RenderContext, render_messages, tool_calls_by_id
 from pitui.render.lines import render_lines
 from pitui.render.safe_text import one_line, safe_line, safe_text
 from pitui.ui.commands import bindings_for
-from pitui.ui.rendering import app_registry
+from pitui.ui.rendering import app_registry, drawn_by_plugin
 
 # Lines of context drawn at a time: the pane draws messages from the selected entry's end of the
 # context until it has this many screens of lines; scrolling to the top draws the earlier ones.
@@ -62,6 +63,7 @@ class ContextView:
     lines: list[Strip]  # the drawn lines (a "more above" line first while first > 0)
     top: int  # first line of the selected entry's own message (scrolled into view)
     width: int
+    extensions: int = 0  # of ``messages``, extension entries (not sent to the model)
 
     @property
     def own(self) -> int:
@@ -139,10 +141,18 @@ def context_view(session: Session, uid: str, width: int) -> ContextView | None:
     context = build_session_context(session, uid)
     tokens = estimate_context_tokens(session, context.sources)
     named = model_text(context.model.provider, context.model.model_id) if context.model else None
-    messages = context.messages
+    messages, sources = list(context.messages), list(context.sources)
+    added = 0
+    for before, custom in reversed(custom_entries_on(path, sources)):
+        # an extension entry where it stands: the selected one, and those a plug-in draws
+        raw = session.raw(custom)
+        if custom.uid == uid or drawn_by_plugin(raw):
+            messages.insert(before, raw)
+            sources.insert(before, custom.uid)
+            added += 1
     return ContextView(uid, path, named or "no model", context.thinking_level, tokens, messages,
-                       context.sources, dict(tool_calls_by_id(messages)), len(messages), [], 0,
-                       width)  # fmt: skip
+                       sources, dict(tool_calls_by_id(messages)), len(messages), [], 0, width,
+                       added)  # fmt: skip
 
 
 def draw_view(view: ContextView, old: ContextView | None, budget: int) -> None:
@@ -373,8 +383,11 @@ class ContextPane(Vertical):
         self.shown = view
         title = Text("Context at ")
         title.append(one_line(view.uid, 40), "bold")
-        count = len(view.messages)
+        count = len(view.messages) - view.extensions
         title.append(f" · {count:,} message{'s' if count != 1 else ''}")
+        if view.extensions:
+            extra = view.extensions
+            title.append(f" + {extra:,} extension entr{'y' if extra == 1 else 'ies'}")
         self.border_title = title
         info = Text()
         info.append_text(safe_line(view.model))
