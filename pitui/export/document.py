@@ -81,9 +81,7 @@ def _extensions(
     return [(before, session.raw(meta)) for before, meta in custom_entries_on(branch, sources)]
 
 
-def custom_entries_on(
-    branch: list[EntryMeta], sources: list[str]
-) -> list[tuple[int, EntryMeta]]:
+def custom_entries_on(branch: list[EntryMeta], sources: list[str]) -> list[tuple[int, EntryMeta]]:
     """The ``custom`` entries of ``branch`` (state an extension keeps, never sent to the model),
     each with the number of context messages (``sources``: their entries) that come before it.
     The session view's context pane places them the same way."""

@@ -230,8 +230,10 @@ async def test_zoom_hides_the_other_pane_and_tab_swaps(tmp_path: Path) -> None:
         assert shown_panes(app) == (True, True) and focused_id(app) == "context-lines"
         await press(app, pilot, "alt+z")  # from the context pane: the context fills the view
         assert shown_panes(app) == (False, True)
-        await press(app, pilot, "alt+z", "escape")
-        assert focused_id(app) == "branch-tree"
+        await press(app, pilot, "escape")  # zoomed on the context: the tree comes back, zoomed
+        assert shown_panes(app) == (True, False) and focused_id(app) == "branch-tree"
+        await press(app, pilot, "tab", "m", "o")  # typing from a zoomed context: the same
+        assert shown_panes(app) == (True, False) and app.branch_tree.model.query == "mo"
 
 
 async def test_the_context_hidden_then_shown_follows_the_selection(tmp_path: Path) -> None:

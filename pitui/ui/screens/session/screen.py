@@ -357,6 +357,8 @@ class SessionScreen(Screen[None]):
         if self.session is None:
             return
         tree = self.branch_tree
+        if self.panes.panes == "context":  # (zoomed: the tree comes back, zoomed)
+            self._show_panes(self.panes.other())
         tree.focus()
         if message.action == "type":
             tree.type_text(message.text)
