@@ -49,7 +49,6 @@ from pitui.core.watch import (
 from pitui.render.safe_text import one_line
 from pitui.ui.clipboard import copy_message, copy_resume_command, copy_session_path
 from pitui.ui.commands import bindings_for
-from pitui.ui.screens.session import panes
 from pitui.ui.screens.session.diffmark import DiffMark
 from pitui.ui.screens.session.follow import (
     Change,
@@ -58,9 +57,9 @@ from pitui.ui.screens.session.follow import (
     catch_up,
     head_line,
 )
-from pitui.ui.screens.session.panes import PaneLayout
+from pitui.ui.screens.session.places import SessionPlaces
 from pitui.ui.screens.session.prune import SessionPrune
-from pitui.ui.screens.session.state import SessionState, previous_leaf, selection_at_leaf
+from pitui.ui.screens.session.state import SessionState, selection_at_leaf
 from pitui.ui.screens.session.writes import SessionWrites
 from pitui.ui.widgets.branch_tree import BranchTree
 from pitui.ui.widgets.context_pane import ContextLines, ContextPane
@@ -115,7 +114,7 @@ class SessionScreen(Screen[None]):
         self.session: Session | None = None
         # opened at the leaf: follow new entries
         self.state = SessionState(follow=select is None)
-        self.panes = PaneLayout(settings.tree_width, settings.tree_height, settings.session_panes)
+        self.places = SessionPlaces(self)  # back/forward, the leaf keys, the panes
         self.file = LiveFile(self.path)
         self.writes = SessionWrites(self)
         self.diff_mark = DiffMark(self)
@@ -149,18 +148,7 @@ class SessionScreen(Screen[None]):
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW_WIDTH, "-narrow")
-        self._lay_out_panes()
-
-    @property
-    def stacked(self) -> bool:
-        """The context pane is under the tree (a narrow terminal)."""
-        return self.has_class("-narrow")
-
-    def _lay_out_panes(self) -> None:
-        if self.session is None:
-            return  # (the raw-lines view and a file that failed have one pane)
-        panes.apply(self.panes, self.query_one("#tree-pane"), self.context_pane,
-                    stacked=self.stacked)  # fmt: skip
+        self.places.lay_out()
 
     @work(thread=True, group="open", exit_on_error=False)
     def _open(self) -> None:
@@ -208,8 +196,8 @@ class SessionScreen(Screen[None]):
         tree = BranchTree(session, model=message.model, id="branch-tree")
         self.query_one("#tree-status").remove()
         self.query_one("#tree-pane").mount(tree)
-        self._lay_out_panes()
-        if self.panes.panes == "context":
+        self.places.lay_out()
+        if self.places.layout.panes == "context":
             self.context_lines.focus()
         else:
             tree.focus()
@@ -314,100 +302,34 @@ class SessionScreen(Screen[None]):
         if message.uid is not None and self.session is not None:
             if message.how != "history":
                 self.state.history.visit(message.uid, jump=message.how == "jump")
-            if self.panes.panes != "tree":  # (a hidden pane is brought up to date when shown)
+            if self.places.layout.panes != "tree":  # (hidden, it catches up when shown)
                 self.context_pane.show_entry(self.session, message.uid)
 
-    # ---------------------------------------------------------------------------- the panes
+    # ---------------------------------------------------------------------------- places, panes
+    def action_back(self) -> None:
+        self.places.go_in_history(forward=False)
+
+    def action_forward(self) -> None:
+        self.places.go_in_history(forward=True)
+
+    def action_leaf(self) -> None:
+        self.places.leaf()
+
+    def action_previous_leaf(self) -> None:
+        self.places.previous_leaf()
+
     def action_other_pane(self) -> None:
-        """Tab: the tree ⇄ the context pane (zoomed: the other one, zoomed)."""
-        if self.session is None:
-            return
-        if self.panes.panes != "both":
-            self._show_panes(self.panes.other())
-        elif self.branch_tree.has_focus:
-            self.context_lines.focus()
-        else:
-            self.branch_tree.focus()
+        self.places.other_pane()
 
     def action_zoom(self) -> None:
-        if self._not_a_session("zoom") or self.session is None:
-            return
-        self._show_panes(self.panes.zoom("context" if self.context_lines.has_focus else "tree"))
+        self.places.zoom()
 
     def action_resize_tree(self, step: int) -> None:
-        if self._not_a_session("resize_tree") or self.session is None:
-            return
-        share = self.panes.resize(step, stacked=self.stacked)
-        self._show_panes("both")
-        self.notify(f"Tree: {share}% of the {'height' if self.stacked else 'width'}", timeout=2)
-
-    def _show_panes(self, shown: panes.Panes) -> None:
-        self._lay_out_panes()
-        if shown == "context":
-            self.context_lines.focus()
-        elif shown == "tree" or not self.context_lines.has_focus:
-            self.branch_tree.focus()
-        uid = self.branch_tree.selected_uid
-        if shown != "tree" and uid is not None and self.session is not None:
-            self.context_pane.show_entry(self.session, uid)  # (not built while it was hidden)
+        self.places.resize_tree(step)
 
     @on(ContextLines.ForTree)
     def _for_tree(self, message: ContextLines.ForTree) -> None:
-        """A key pressed in the context pane that belongs to the tree: focus it and act there."""
-        if self.session is None:
-            return
-        tree = self.branch_tree
-        if self.panes.panes == "context":  # (zoomed: the tree comes back, zoomed)
-            self._show_panes(self.panes.other())
-        tree.focus()
-        if message.action == "type":
-            tree.type_text(message.text)
-        elif message.action == "edit_label":
-            tree.action_edit_label()
-        elif message.action == "toggle_label_times":
-            tree.action_toggle_label_times()
-
-    # ---------------------------------------------------------------------------- going places
-    def action_back(self) -> None:
-        self._go_in_history(forward=False)
-
-    def action_forward(self) -> None:
-        self._go_in_history(forward=True)
-
-    def _go_in_history(self, *, forward: bool) -> None:
-        session = self.session
-        if self._not_a_session("forward" if forward else "back") or session is None:
-            return
-        history = self.state.history
-
-        def in_file(uid: str) -> bool:  # (a file read again may have lost it)
-            return session.get(uid) is not None
-
-        uid = history.forward(in_file) if forward else history.back(in_file)
-        if uid is None:
-            self.notify("Nothing further forward" if forward else "Nothing further back")
-            return
-        self.branch_tree.select_uid(uid, how="history", reveal=True)
-
-    def action_leaf(self) -> None:
-        session = self.session
-        if self._not_a_session("leaf") or session is None:
-            return
-        if session.leaf is None:
-            self.notify("This session has no leaf yet: pi starts a new root", severity="warning")
-            return
-        self.branch_tree.select_uid(session.leaf.uid, reveal=True)
-
-    def action_previous_leaf(self) -> None:
-        session = self.session
-        if self._not_a_session("previous_leaf") or session is None:
-            return
-        meta = previous_leaf(session)
-        if meta is None:
-            self.notify("No previous leaf: this session has one branch")
-            return
-        self.branch_tree.select_uid(meta.uid, reveal=True)
-        self.notify("The leaf before this branch: enter continues from there")
+        self.places.for_tree(message.action, message.text)
 
     # ---------------------------------------------------------------------------- the file
     def replaced(self) -> None:
