@@ -22,7 +22,7 @@ WHERE_TITLES: dict[Where, str] = {
     "picker": "Session picker",
     "session": "Session view",
     "tree": "Session tree",
-    "context": "Context pane (after tab or a click into it)",
+    "context": "Context pane (tab)",
 }
 
 
