@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 from rich.console import Console
+from textual.app import App, ComposeResult
+from textual.widgets import Static
 
 from pitui.config import Settings
 from pitui.ui.modals.confirm import ConfirmModal
@@ -17,6 +19,7 @@ from pitui.ui.screens.help import HelpScreen
 from pitui.ui.screens.help import legend as legend_table
 from pitui.ui.screens.session import SessionScreen
 from pitui.ui.screens.session.panes import PaneLayout
+from pitui.ui.themes import THEMES
 from pitui.ui.widgets.branch_tree import BranchTree
 from tests.ui.sessionview import ScreenApp, opened, settle, wait_for, write_session
 from tests.ui.test_session_nav import two_branches
@@ -127,18 +130,26 @@ async def test_f1_legend_names_every_mark_the_tree_draws(tmp_path: Path) -> None
         assert "Context pane" in table
 
 
-def test_legend_snapshot(snap_compare: Any, tmp_path: Path) -> None:
-    """The legend at 80×24, in the theme's colours (scrolled to it)."""
-    app = ScreenApp(write_session(two_branches(), tmp_path))
+class LegendApp(App[None]):
+    """Only the legend, in the pi-dark theme's colours (the help's key table above it grows with
+    every command, which would move a snapshot of the whole help screen)."""
 
-    async def run_before(pilot: Any) -> None:
-        await opened(app, pilot)
-        app.push_screen(HelpScreen({}))
-        await settle(app, pilot)
-        app.screen.query_one("#legend-title").scroll_visible(top=True, animate=False)
-        await settle(app, pilot)
+    def __init__(self) -> None:
+        super().__init__()
+        for theme in THEMES:
+            self.register_theme(theme)
+        self.theme = "pi-dark"
 
-    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+    def compose(self) -> ComposeResult:
+        yield Static(id="legend")
+
+    def on_mount(self) -> None:
+        self.query_one("#legend", Static).update(legend_table(self.get_css_variables()))
+
+
+def test_legend_snapshot(snap_compare: Any) -> None:
+    """The legend at 80 columns."""
+    assert snap_compare(LegendApp(), terminal_size=(80, 24))
 
 
 # ------------------------------------------------------------------------------ after extract
