@@ -107,6 +107,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("picker.doctor", "f3", "doctor", "Doctor",
             "Check the selected session file for problems (read-only)", "picker", show=False,
             priority=True),
+    Command("picker.preview", "f4", "toggle_preview", "Preview",
+            "Show or hide the preview (under 100 columns it goes below the list, and is hidden "
+            "on a short terminal until shown)", "picker", priority=True),
     # Session tree (pi's /tree keys, ui-behaviour §3.14), owned by the BranchTree widget ----------
     Command("tree.up", "up", "cursor_up", "Up", "Previous row (wraps to the last)", "tree",
             show=False),

@@ -4,6 +4,9 @@
 for its duration, its first line coloured by kind; a question (the delete confirmation) holds the
 first line in error colour until it is answered. The owner sets the hints whenever they change;
 what shows is the newest of question and status, else the hints.
+
+Hints are cut between their items (``a · b …``) to the width; a status or a question that is
+too wide ends in ``…`` (``text-overflow`` in ``base.tcss``).
 """
 
 from __future__ import annotations
@@ -12,12 +15,14 @@ from collections.abc import Sequence
 from typing import Literal
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.timer import Timer
 from textual.widgets import Static
 
 from pitui.render.safe_text import one_line
+from pitui.ui.widgets.fit import fit_hint
 
 Tone = Literal["hint", "info", "error"]
 
@@ -71,7 +76,7 @@ class HintLines(Vertical):
 
     def _status_line(self) -> Text:
         text = self._status[0] if self._status is not None else ""
-        return Text(text, no_wrap=True, overflow="ellipsis")
+        return Text(text)
 
     def _lines(self) -> list[Static]:
         return list(self.query(Static))
@@ -86,5 +91,10 @@ class HintLines(Vertical):
 
     def _draw_hints(self) -> None:
         for line, hint in zip(self._lines(), self._hints, strict=False):
-            line.update(Text(hint, no_wrap=True, overflow="ellipsis"))
+            width = line.content_size.width
+            line.update(Text(fit_hint(hint, width) if width else hint))
             line.set_class(False, "-error", "-info")
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self._question is None and self._status is None:
+            self._draw_hints()

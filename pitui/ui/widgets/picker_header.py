@@ -1,4 +1,8 @@
-"""The picker's header: the title on the left, the scope, name filter and sort on the right."""
+"""The picker's header: the title on the left, the scope, name filter and sort on the right.
+
+pi's rule for a narrow terminal (ui-behaviour §2.1): the right part is cut to the width first, the
+title gets what is left, so the modes never lose their values to the title.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +10,24 @@ from collections.abc import Sequence
 
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Static
+
+from pitui.ui.widgets.fit import ELLIPSIS, cut_end
+
+GAP = 2  # cells between the title and the modes
 
 
 class PickerHeader(Horizontal):
     """Drawn from what the screen gives it; the values take the theme's accent colour (pi:
     labels muted, values accent), so the screen redraws it when the theme changes."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._title = ""
+        self._modes: tuple[tuple[str, bool], ...] = ()
 
     def compose(self) -> ComposeResult:
         yield Static(id="picker-title")
@@ -21,10 +35,27 @@ class PickerHeader(Horizontal):
 
     def show(self, title: str, modes: Sequence[tuple[str, bool]]) -> None:
         """``modes`` as (text, is a value) pieces."""
-        self.query_one("#picker-title", Static).update(Text(title, style="bold"))
+        self._title = title
+        self._modes = tuple(modes)
+        self._draw()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._draw()
+
+    def _draw(self) -> None:
+        width = self.content_size.width
         accent = self.app.get_css_variables().get("accent")
         value = Style(color=accent) if accent else Style(bold=True)
-        line = Text(no_wrap=True, overflow="ellipsis")
-        for text, is_value in modes:
-            line.append(text, value if is_value else None)
-        self.query_one("#picker-modes", Static).update(line)
+        modes = Text()
+        for text, is_value in self._modes:
+            modes.append(text, value if is_value else None)
+        if width and modes.cell_len > width:
+            modes.truncate(width - 1)
+            modes.rstrip()
+            modes.append(ELLIPSIS)
+        room = width - modes.cell_len - GAP if width else len(self._title)
+        title = cut_end(self._title, room)
+        title_widget = self.query_one("#picker-title", Static)
+        title_widget.update(Text(title, style="bold"))
+        title_widget.display = bool(title)
+        self.query_one("#picker-modes", Static).update(modes)

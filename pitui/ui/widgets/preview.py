@@ -11,7 +11,9 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from rich.console import Group, RenderableType
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 from textual import work
@@ -31,8 +33,23 @@ from pitui.core.units import (
     format_local_time,
 )
 from pitui.render.safe_text import safe_line, safe_text
+from pitui.ui.widgets.fit import cut_start
 
 PREVIEW_MESSAGES = 12
+PATH_FACTS = frozenset({"folder", "file", "forked from"})  # cut at their start: the end matters
+
+
+class PathEnd:
+    """A path (already safe text) that keeps its end when the width is short: ``…/x.jsonl``."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield Text(cut_start(self.path, options.max_width), no_wrap=True, end="")
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(1, cell_len(self.path))
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +151,10 @@ class SessionPreview(Vertical, can_focus=False):
 
     def show(self, path: str | None, *, entry_id: str | None = None, force: bool = False) -> None:
         """Show ``path`` (at ``entry_id`` for a full-text hit); ``force`` re-reads the file."""
+        if not self.display:
+            self._target = False  # hidden: nothing is read; shown again, it loads
+            self.loaded = None
+            return
         target = (path, entry_id) if path is not None else None
         if target == self._target and not force:
             return
@@ -192,7 +213,8 @@ class SessionPreview(Vertical, can_focus=False):
         table.add_column(style="dim", no_wrap=True)
         table.add_column(ratio=1)
         for key, value in data.facts:
-            table.add_row(key, safe_line(value))
+            line = safe_line(value)
+            table.add_row(key, PathEnd(line.plain) if key in PATH_FACTS else line)
         if data.labels:
             labels = Text()
             for index, (target, label) in enumerate(data.labels):

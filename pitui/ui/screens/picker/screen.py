@@ -45,6 +45,7 @@ from pitui.ui.messages import (
     ScopeProgress,
 )
 from pitui.ui.screens.picker import labels
+from pitui.ui.screens.picker.layout import FOOTER_RANK, preview_place
 from pitui.ui.screens.picker.live import LiveMarks, RefreshPacer
 from pitui.ui.screens.picker.loader import PickerLoader, hit_rows
 from pitui.ui.screens.picker.state import (
@@ -59,7 +60,7 @@ from pitui.ui.screens.picker.state import (
     kept_index,
 )
 from pitui.ui.screens.picker.writes import PickerWrites
-from pitui.ui.widgets.footer import Footer
+from pitui.ui.widgets.fitting_footer import FittingFooter
 from pitui.ui.widgets.hint_line import HintLines
 from pitui.ui.widgets.picker_header import PickerHeader
 from pitui.ui.widgets.preview import SessionPreview
@@ -137,6 +138,7 @@ class PickerScreen(Screen[None]):
         self._keys_have_selection: bool | None = None  # what the footer's keys last showed
         self._trim_due = False  # rows or a listing were rebuilt since the last trim
         self._unreadable_told: Mapping[str, str] = {}  # the unreadable folders last told of
+        self.preview_wanted: bool | None = None  # the preview key's last choice (None: by size)
 
     # ---------------------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -151,10 +153,11 @@ class PickerScreen(Screen[None]):
                     yield SessionList(clock=self.clock, id="picker-list")
                     yield Static(id="picker-position")
                 yield SessionPreview(id="picker-preview")
-        yield Footer()
+        yield FittingFooter(FOOTER_RANK)
 
     def on_mount(self) -> None:
         self.search.focus()
+        self._place_preview()
         self.session_list.set_rows([], empty_text=LOADING_TEXT)
         self._render_header()
         self._render_hints()
@@ -480,7 +483,18 @@ class PickerScreen(Screen[None]):
             widget.update("", layout=False)
 
     def on_resize(self) -> None:
+        self._place_preview()
         self._update_position()
+
+    def _place_preview(self) -> None:
+        """Beside the list, below it, or hidden (:mod:`.layout`); a preview shown again loads."""
+        place = preview_place(self.size.width, self.size.height, self.preview_wanted)
+        self.query_one("#picker-body").set_class(place == "below", "-below")
+        shown = place != "hidden"
+        if shown != self.preview.display:
+            self.preview.display = shown
+            if shown:
+                self._update_preview()
 
     # ----------------------------------------------------------------------------- preview
     @on(SessionList.Highlighted)
@@ -552,6 +566,11 @@ class PickerScreen(Screen[None]):
         self.state.toggle_path()
         self._render_hints()
         self.refilter()
+
+    def action_toggle_preview(self) -> None:
+        self.preview_wanted = not self.preview.display
+        self._place_preview()
+        self.call_after_refresh(self._update_position)  # (the list's height changed)
 
     def action_quit_picker(self) -> None:
         self.app.exit(None)
