@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import importlib
+import io
 import re
 import sys
 from collections.abc import Iterator
@@ -188,3 +189,36 @@ def test_session_view_snapshot_with_the_plugin(
     finally:
         monkeypatch.undo()
         time.tzset()
+
+
+async def test_the_checklist_is_in_the_picker_preview_where_the_entry_stands(
+    example_installed: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rich.console import Console
+    from textual.widgets import Static
+
+    from pitui.ui.rendering import app_registry
+    from pitui.ui.widgets.preview import SessionPreview
+    from tests.ui.picker_kit import preview_loaded, settle, store_app, write_session
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    agent, cwd = tmp_path / "agent", str(tmp_path / "proj")
+    todo = entry("custom", "t1", "a1", 3, customType="todo-tracker", data=TODOS)
+    write_session(agent, cwd, "todo1", [
+        user("u1", None, "plan it"), assistant("a1", "u1", "planned"), todo,
+        user("u2", "t1", "go on", 4), assistant("a2", "u2", "on it", 5),
+    ])  # fmt: skip
+    app_registry.cache_clear()  # (the app's registry is made once: this one sees the plug-in)
+    try:
+        app = store_app(agent, cwd)
+        async with app.run_test(size=(160, 45)) as pilot:
+            await settle(pilot)
+            await preview_loaded(pilot)
+            drawn = app.screen.query_one(SessionPreview).query_one("#preview-messages", Static)
+            console = Console(width=80, record=True, file=io.StringIO())
+            console.print(drawn.content)
+            text = console.export_text()
+    finally:
+        app_registry.cache_clear()
+    assert "☑ todo list · 1/2 done" in text and "☐ Retry the flaky upload" in text
+    assert text.index("planned") < text.index("☑ todo list") < text.index("go on")

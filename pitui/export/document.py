@@ -6,6 +6,7 @@ for its own syntax.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,18 +71,20 @@ def build_document(session: Session, leaf: Leaf = "default") -> ExportDocument:
         sources=list(context.sources),
         leaf=leaf_meta,
         session=session,
-        extensions=_extensions(session, branch, list(context.sources)),
+        extensions=extension_entries(session, branch, list(context.sources)),
     )
 
 
-def _extensions(
-    session: Session, branch: list[EntryMeta], sources: list[str]
+def extension_entries(
+    session: Session, branch: Sequence[EntryMeta], sources: Sequence[str]
 ) -> list[tuple[int, dict[str, Any]]]:
     """The ``custom`` entries of ``branch``, each after the messages that precede it there."""
     return [(before, session.raw(meta)) for before, meta in custom_entries_on(branch, sources)]
 
 
-def custom_entries_on(branch: list[EntryMeta], sources: list[str]) -> list[tuple[int, EntryMeta]]:
+def custom_entries_on(
+    branch: Sequence[EntryMeta], sources: Sequence[str]
+) -> list[tuple[int, EntryMeta]]:
     """The ``custom`` entries of ``branch`` (state an extension keeps, never sent to the model),
     each with the number of context messages (``sources``: their entries) that come before it.
     The session view's context pane places them the same way."""

@@ -2,12 +2,15 @@
 
 The file is read in a worker (a 200 MB session takes a moment); the newest request wins. For a
 full-text hit the messages are those leading to the hit's entry instead of the active branch.
+Extension entries (``custom``) on that branch stand between the messages where they are in the
+file, drawn by the renderer registry: what a plug-in draws shows here as in the export.
 Everything shown from the file goes through :mod:`pitui.render.safe_text` or the renderer registry.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,7 +61,7 @@ class PreviewData:
     entry_id: str | None
     facts: list[tuple[str, str]]
     labels: list[tuple[str, str]]
-    messages: list[dict[str, Any]]
+    messages: list[dict[str, Any]]  # context messages and the branch's extension entries
     problems: int
     error: str | None = None
     note: str | None = None  # what the messages are, when not the active branch's last ones
@@ -68,16 +71,17 @@ def load_preview(path: str, entry_id: str | None = None) -> PreviewData:
     """Everything the pane shows, read from the file (blocking: run it in a worker)."""
     from pitui.core.context import build_session_context
     from pitui.core.session import Session, SessionError
+    from pitui.export.document import extension_entries
 
     try:
         size = os.stat(path).st_size
         with Session.open(path) as session:
             hit = session.get(entry_id) if entry_id is not None else None
             context = build_session_context(session)
-            messages = context.messages
+            shown, leaf = context, session.leaf
             note = None
             if hit is not None:
-                messages = build_session_context(session, hit.uid).messages
+                shown, leaf = build_session_context(session, hit.uid), hit
                 note = "the conversation up to the matching entry"
             elif entry_id is not None:
                 note = "the matching entry is gone from the file; showing the active branch"
@@ -112,6 +116,8 @@ def load_preview(path: str, entry_id: str | None = None) -> PreviewData:
             if session.parent_session:
                 facts.append(("forked from", shorten_home(session.parent_session)))
             labels = list(session.labels.items())
+            extensions = extension_entries(session, session.path_to(leaf), shown.sources)
+            messages = with_extensions(shown.messages, extensions)
             return PreviewData(
                 path,
                 entry_id,
@@ -123,6 +129,20 @@ def load_preview(path: str, entry_id: str | None = None) -> PreviewData:
             )
     except (SessionError, OSError) as exc:
         return PreviewData(path, entry_id, [], [], [], 0, error=str(exc))
+
+
+def with_extensions(
+    messages: Sequence[dict[str, Any]], extensions: Sequence[tuple[int, dict[str, Any]]]
+) -> list[dict[str, Any]]:
+    """``messages`` with each extension entry after the ``before`` messages that precede it."""
+    out: list[dict[str, Any]] = []
+    pending = list(extensions)
+    for index, message in enumerate(messages):
+        while pending and pending[0][0] <= index:
+            out.append(pending.pop(0)[1])
+        out.append(message)
+    out.extend(raw for _, raw in pending)
+    return out
 
 
 class SessionPreview(Vertical, can_focus=False):
