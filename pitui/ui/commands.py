@@ -110,6 +110,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("picker.preview", "f4", "toggle_preview", "Preview",
             "Show or hide the preview (under 100 columns it goes below the list, and is hidden "
             "on a short terminal until shown)", "picker", priority=True),
+    Command("picker.show_all", "alt+a", "show_all", "Show all",
+            "Unfold everything in the preview (the '… (show all)' markers; a click on the preview "
+            "does it too), or fold it again", "picker", show=False, priority=True),
     # Session tree (pi's /tree keys, ui-behaviour §3.14), owned by the BranchTree widget ----------
     Command("tree.up", "up", "cursor_up", "Up", "Previous row (wraps to the last)", "tree",
             show=False),

@@ -20,10 +20,16 @@ def app_registry() -> RendererRegistry:
 
 
 def render_messages(
-    messages: Sequence[dict[str, Any]], *, width: int, ids: Sequence[str] | None = None
+    messages: Sequence[dict[str, Any]],
+    *,
+    width: int,
+    ids: Sequence[str] | None = None,
+    expanded: bool = False,
 ) -> list[RenderableType]:
-    """Context messages drawn by the registry (tool results with the call they answer)."""
-    return draw_messages(app_registry(), messages, RenderContext(width=width), ids=ids)
+    """Context messages drawn by the registry (tool results with the call they answer);
+    ``expanded``: nothing folded ("show all")."""
+    ctx = RenderContext(width=width, expanded=expanded)
+    return draw_messages(app_registry(), messages, ctx, ids=ids)
 
 
 def drawn_by_plugin(raw: Mapping[str, Any]) -> bool:

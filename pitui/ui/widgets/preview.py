@@ -158,6 +158,7 @@ class SessionPreview(Vertical, can_focus=False):
         super().__init__(id=id)
         self._target: tuple[str, str | None] | bool | None = False  # False: nothing shown yet
         self.loaded: PreviewData | None = None  # what is shown now (tests wait for it)
+        self.expanded = False  # "show all": nothing folded (until another session is shown)
 
     def compose(self) -> ComposeResult:
         yield Static(id="preview-facts")
@@ -188,12 +189,24 @@ class SessionPreview(Vertical, can_focus=False):
             return
         if not force:
             self.loaded = None
+            self.expanded = False
             self.query_one("#preview-facts", Static).update(Text("Loading…", style="dim"))
             self.query_one("#preview-messages", Static).update("")
-        self._load(path, entry_id)
+        self._load(path, entry_id, self.expanded)
+
+    def show_all(self, expanded: bool = True) -> None:
+        """Draw the messages unfolded (the ``… (show all)`` markers' promise), or folded again."""
+        target = self.target
+        if target is None or expanded == self.expanded:
+            return
+        self.expanded = expanded
+        self._load(*target, expanded)
+
+    def on_click(self) -> None:
+        self.show_all()
 
     @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
-    def _load(self, path: str, entry_id: str | None) -> None:
+    def _load(self, path: str, entry_id: str | None, expanded: bool) -> None:
         worker = get_current_worker()
         data = load_preview(path, entry_id)
         if worker.is_cancelled:
@@ -206,7 +219,8 @@ class SessionPreview(Vertical, can_focus=False):
         if data.error is None:
             if data.note:
                 body.append(Text(data.note, style="italic"))
-            body.extend(render_messages(data.messages, width=max(self.size.width - 3, 20)))
+            width = max(self.size.width - 3, 20)
+            body.extend(render_messages(data.messages, width=width, expanded=expanded))
             if not data.messages:
                 body.append(Text("(no messages on this branch)", style="dim"))
         if not worker.is_cancelled:

@@ -572,6 +572,9 @@ class PickerScreen(Screen[None]):
         self._place_preview()
         self.call_after_refresh(self._update_position)  # (the list's height changed)
 
+    def action_show_all(self) -> None:
+        self.preview.show_all(not self.preview.expanded)
+
     def action_quit_picker(self) -> None:
         self.app.exit(None)
 
