@@ -18,7 +18,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "screenshots"
-SIZE = (150, 42)
+SIZE = (160, 45)
+SMALL = (80, 24)  # the ``*-80x24`` pictures: a small terminal
 # A fixed "now" shortly after the demo store's newest session, so ages and layout never drift.
 BASE_TIME = 1_764_460_800.0  # 2025-11-30T00:00:00Z
 
@@ -103,8 +104,8 @@ def find_diff(demo: DemoStore, rows: int = 30) -> tuple[str, str, str]:
     return best[1], best[2], best[3]
 
 
-async def shoot(name: str, app: PituiApp, steps: Steps) -> Path:
-    async with app.run_test(size=SIZE) as pilot:
+async def shoot(name: str, app: PituiApp, steps: Steps, size: tuple[int, int] = SIZE) -> Path:
+    async with app.run_test(size=size) as pilot:
         await settle(app, pilot)
         await steps(app, pilot)
         await settle(app, pilot)
@@ -219,10 +220,17 @@ async def main(only: str | None) -> None:
         ("stats", lambda: app(scope="all"), await press("f2")),
         ("doctor", lambda: app(), await press("f3")),
     ]
-    for name, build, steps in shots:
+    small: list[tuple[str, Callable[[], PituiApp], Steps]] = [
+        ("picker-80x24", lambda: app(), nothing),
+        ("picker-preview-80x24", lambda: app(), await press("f4")),
+        ("picker-search-80x24", lambda: app(scope="all"), await typed("test")),
+        ("session-tree-80x24", lambda: app(open_path=picks["branchy"][0]), nothing),
+    ]
+    sized = [(shot, SIZE) for shot in shots] + [(shot, SMALL) for shot in small]
+    for (name, build, steps), size in sized:
         if only and only not in name:
             continue
-        svg = await shoot(name, build(), steps)
+        svg = await shoot(name, build(), steps, size)
         to_png(svg)
         print(f"wrote {svg.relative_to(REPO)}")
 
