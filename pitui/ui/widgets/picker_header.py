@@ -58,4 +58,7 @@ class PickerHeader(Horizontal):
         title_widget = self.query_one("#picker-title", Static)
         title_widget.update(Text(title, style="bold"))
         title_widget.display = bool(title)
-        self.query_one("#picker-modes", Static).update(modes)
+        modes_widget = self.query_one("#picker-modes", Static)
+        modes_widget.update(modes)
+        # (set, not auto: an auto width kept the longer "Loading 3/5" text's width after it)
+        modes_widget.styles.width = modes.cell_len + GAP
