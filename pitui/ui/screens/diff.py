@@ -23,7 +23,7 @@ from pitui.core.diff import BranchDiff, DiffEntry, Side
 from pitui.core.units import plural
 from pitui.render.safe_text import one_line
 from pitui.ui.widgets.diff_side import DiffSideView, SideRows
-from pitui.ui.widgets.footer import Footer
+from pitui.ui.widgets.fitting_footer import FittingFooter
 
 __all__ = ["NARROW_WIDTH", "DiffScreen", "DiffSource"]
 
@@ -62,7 +62,7 @@ class DiffScreen(Screen[None]):
         with Horizontal(id="diff-sides"):
             yield DiffSideView(id="diff-a")
             yield DiffSideView(id="diff-b")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.query_one("#diff-sides").display = False

@@ -63,7 +63,7 @@ from pitui.ui.screens.session.state import SessionState, selection_at_leaf
 from pitui.ui.screens.session.writes import SessionWrites
 from pitui.ui.widgets.branch_tree import BranchTree
 from pitui.ui.widgets.context_pane import ContextLines, ContextPane
-from pitui.ui.widgets.footer import Footer
+from pitui.ui.widgets.fitting_footer import FittingFooter
 from pitui.ui.widgets.raw_lines import RawLinesView, why_not
 from pitui.ui.widgets.session_header import HeaderView, SessionHeader
 
@@ -140,7 +140,7 @@ class SessionScreen(Screen[None]):
                 yield LoadingIndicator(id="tree-loading")
                 yield Static(id="tree-status", classes="hint")
             yield ContextPane(id="context-pane")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.header.opening(self.path)
