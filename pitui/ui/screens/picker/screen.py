@@ -2,35 +2,32 @@
 
 The screen composes the widgets, answers keys and messages, and decides through its
 :class:`~pitui.ui.screens.picker.state.PickerState`; loading, filtering and full-text search run in
-workers (:mod:`.loader`), writes in :mod:`.writes`. While it is open it follows the sessions folder
-(:mod:`pitui.core.watch`, :mod:`.live`): changed sessions are re-read through the catalog (which
-keeps the store's index current), the selected session stays selected and the query stays.
+workers (:mod:`.loader`). Its helpers: :mod:`.rows` (what the list shows for the query: sessions,
+``label:`` rows, ``fts:`` hits), :mod:`.panes` (where the preview goes, when it follows the row),
+:mod:`.follow` (the watch of the sessions folder while it is open), :mod:`.writes` (delete,
+rename, undo, pins).
 
 Settings and the keymap are given to it; it never looks at the app for them.
 """
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widgets import Input, Static
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.worker import Worker, WorkerState
 
 from pitui.config import Settings
-from pitui.core.js import js_trim
 from pitui.core.memory import TRIM_INTERVAL, release_freed_memory
-from pitui.core.pins import PinError, Pins
+from pitui.core.pins import Pins
 from pitui.render.safe_text import one_line
 from pitui.ui.catalog import Catalog, FullTextHit, PickerItem, Scope, SortMode, sort_items
 from pitui.ui.clipboard import copy_resume_command, copy_session_path
@@ -44,20 +41,18 @@ from pitui.ui.messages import (
     ScopePartial,
     ScopeProgress,
 )
-from pitui.ui.screens.picker import labels
-from pitui.ui.screens.picker.layout import FOOTER_RANK, preview_place
-from pitui.ui.screens.picker.live import LiveMarks, RefreshPacer
-from pitui.ui.screens.picker.loader import PickerLoader, hit_rows
+from pitui.ui.screens.picker.follow import PickerFollow
+from pitui.ui.screens.picker.layout import FOOTER_RANK
+from pitui.ui.screens.picker.live import LiveMarks
+from pitui.ui.screens.picker.loader import PickerLoader
+from pitui.ui.screens.picker.panes import PickerPanes
+from pitui.ui.screens.picker.rows import PickerRows
 from pitui.ui.screens.picker.state import (
     DELETE_HINT,
-    FULL_TEXT_EMPTY,
     LOADING_TEXT,
     STATUS_SECONDS,
     PickerState,
     StatusKind,
-    display_title,
-    entry_mode,
-    kept_index,
 )
 from pitui.ui.screens.picker.writes import PickerWrites
 from pitui.ui.widgets.fitting_footer import FittingFooter
@@ -70,17 +65,7 @@ from pitui.ui.widgets.session_list import SessionList
 if TYPE_CHECKING:
     from pitui.core.watch import WatchEvent
 
-IN_PLACE_ROWS = 500  # up to this many sessions (and no search) are filtered on the event loop
-FULL_TEXT_DELAY = 0.15  # full-text queries wait for typing to pause
 AGE_TICK = 30.0  # ages ("5m") are redrawn this often
-# The preview reads a file and draws its messages: while the query changes it waits until typing
-# pauses this long, so that the next key's rows do not wait behind it.
-PREVIEW_AFTER_TYPING = 0.3
-
-
-def _worker_cancelled() -> bool:
-    """Whether the worker running this (in its thread) was cancelled: a newer one took over."""
-    return get_current_worker().is_cancelled
 
 
 class PickerScreen(Screen[None]):
@@ -122,23 +107,13 @@ class PickerScreen(Screen[None]):
         self._on_open = on_open
         self.loader = PickerLoader(catalog, current_session)
         self.writes = PickerWrites(self)
-        self.marks = LiveMarks()
-        self._pacer = RefreshPacer()
-        self._fts_timer: Timer | None = None
-        self._refresh_timer: Timer | None = None
-        self._live_timer: Timer | None = None
-        self._preview_timer: Timer | None = None
-        self._typed_at = float("-inf")  # when the query last changed (monotonic)
-        self._stop_watch: asyncio.Event | None = None
-        # the debounce of a watch not started yet (it starts after the first rows are drawn)
+        self.rows = PickerRows(self)
+        self.panes = PickerPanes(self)
         follow = watch and settings.watch
-        self._watch_pending: int | None = settings.watch_debounce_ms if follow else None
+        self.follow = PickerFollow(self, settings.watch_debounce_ms if follow else None)
         self._keep_after_load: str | None = None  # select this session when the reload lands
-        self.watching = False
-        self._keys_have_selection: bool | None = None  # what the footer's keys last showed
-        self._trim_due = False  # rows or a listing were rebuilt since the last trim
+        self.trim_due = False  # rows or a listing were rebuilt since the last trim
         self._unreadable_told: Mapping[str, str] = {}  # the unreadable folders last told of
-        self.preview_wanted: bool | None = None  # the preview key's last choice (None: by size)
 
     # ---------------------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -157,13 +132,13 @@ class PickerScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.search.focus()
-        self._place_preview()
+        self.panes.place_preview()
         self.session_list.set_rows([], empty_text=LOADING_TEXT)
-        self._render_header()
+        self.render_header()
         self._render_hints()
-        self.watch(self.app, "theme", lambda _theme: self._render_header(), init=False)
+        self.watch(self.app, "theme", lambda _theme: self.render_header(), init=False)
         early = self.catalog.first_page(self.state.scope)  # (before the load takes it)
-        self._load(self.state.scope)
+        self.load(self.state.scope)
         if early and not self.state.visible.loaded:
             # read ahead before the app started: the first frame shows them (the load goes on)
             self.state.visible.items = sort_items(early)
@@ -173,16 +148,15 @@ class PickerScreen(Screen[None]):
 
     def on_unmount(self) -> None:
         self.loader.cancel.set()
-        if self._stop_watch is not None:
-            self._stop_watch.set()
+        self.follow.stop()
 
     def on_screen_resume(self) -> None:
         # back from the session view: the file may have changed there (branch switch, labels)
         item = self.selected_item
         if item is not None and self.is_mounted:
             self.preview.show(item.path, entry_id=self.selected_entry, force=True)
-            if not self.watching and self.state.visible.loaded:
-                self._load(self.state.scope, force=True, quiet=True)
+            if not self.follow.watching and self.state.visible.loaded:
+                self.load(self.state.scope, force=True, quiet=True)
 
     @property
     def session_list(self) -> SessionList:
@@ -219,22 +193,37 @@ class PickerScreen(Screen[None]):
         return self.state.shown.entry_at(self.session_list.selected)
 
     @property
+    def marks(self) -> LiveMarks:
+        """The sessions marked live, and our own writes (not pi working in them)."""
+        return self.follow.marks
+
+    @property
     def live_paths(self) -> set[str]:
         return set(self.marks.live)
 
+    @property
+    def watching(self) -> bool:
+        """The sessions folder is being followed."""
+        return self.follow.watching
+
+    @property
+    def preview_pending(self) -> bool:
+        """The preview waits for typing to pause before it follows the selected row."""
+        return self.panes.preview_pending
+
     # ----------------------------------------------------------------------------- loading
-    def _load(self, scope: Scope, *, force: bool = False, quiet: bool = False) -> None:
+    def load(self, scope: Scope, *, force: bool = False, quiet: bool = False) -> None:
         """Load ``scope`` unless it is cached or loading (then a forced load runs after it)."""
         partial_rows = self.state.scopes[scope].first_load
         generation = self.state.start_load(scope, force=force, quiet=quiet, now=time.monotonic())
         if generation is None:
             return
         if scope == self.state.scope:
-            self._render_header()
+            self.render_header()
         load = self.loader.load
-        self._in_thread("load", partial(load, scope, generation, partial_rows, self.post_message))
+        self.in_thread("load", partial(load, scope, generation, partial_rows, self.post_message))
 
-    def _in_thread(self, group: str, work: Callable[[], None], *, exclusive: bool = False) -> None:
+    def in_thread(self, group: str, work: Callable[[], None], *, exclusive: bool = False) -> None:
         # (a description: Textual would otherwise repr() every argument, 10,000 sessions included)
         self.run_worker(
             work, name=group, group=group, description=group,
@@ -245,7 +234,7 @@ class PickerScreen(Screen[None]):
     def _on_progress(self, message: ScopeProgress) -> None:
         state = self.state
         if state.note_progress(message.scope, message.generation, message.loaded, message.total):
-            self._render_header()
+            self.render_header()
 
     @on(ScopePartial)
     def _on_partial(self, message: ScopePartial) -> None:
@@ -254,7 +243,7 @@ class PickerScreen(Screen[None]):
 
     @on(ScopeLoaded)
     def _on_loaded(self, message: ScopeLoaded) -> None:
-        self._trim_due = True
+        self.trim_due = True
         scope = message.scope
         outcome = self.state.finish_load(
             scope, message.generation, message.items, message.error, now=time.monotonic()
@@ -262,7 +251,7 @@ class PickerScreen(Screen[None]):
         if outcome is None:
             return  # superseded
         if outcome.quiet:
-            self._pacer.cost = outcome.took
+            self.follow.pacer.cost = outcome.took
         self._warn_unreadable()
         if message.error is not None:
             self.show_status(f"Failed to load sessions: {message.error}", "load-error")
@@ -270,9 +259,9 @@ class PickerScreen(Screen[None]):
             self.app.exit(None)  # nothing anywhere: the picker closes as if cancelled (U17)
             return
         if outcome.rerun:
-            self._load(scope, force=True, quiet=True)
+            self.load(scope, force=True, quiet=True)
         if scope == self.state.scope:
-            self._render_header()
+            self.render_header()
             keep = self._keep_after_load or (None if outcome.first_load else self._selected_path())
             self._keep_after_load = None
             self.refilter(keep=keep)
@@ -281,15 +270,15 @@ class PickerScreen(Screen[None]):
                 self.preview.show(item.path, entry_id=self.selected_entry, force=True)
         if not self.state.scopes[scope].running:
             self.marks.touched.clear()
-        self.call_after_refresh(self._start_watch)  # (an empty scope draws no rows)
+        self.call_after_refresh(self.follow.start)  # (an empty scope draws no rows)
 
     def _trim_memory(self) -> None:
         """Every re-read of the listing (twice a second while pi writes) and every filtered
         result frees the old rows and texts among the ones kept, which the C heap would keep
         (issue 24.13): give that memory back, in a thread (a trim holds the heap's lock for up
         to ~0.2 s), when something was rebuilt since the last time."""
-        if self._trim_due:
-            self._trim_due = False
+        if self.trim_due:
+            self.trim_due = False
             trim = partial(release_freed_memory, interval=TRIM_INTERVAL / 2)
             self.run_worker(trim, thread=True, group="trim", exit_on_error=False)
 
@@ -320,128 +309,30 @@ class PickerScreen(Screen[None]):
         ``keep`` keeps that session selected (data changed under the user); without it the
         selection index is kept, clamped, as pi does after a re-filter (ui §2.4).
         """
-        words = self.state.full_text
-        if words is not None:
-            if self._fts_timer is not None:
-                self._fts_timer.stop()
-            self._fts_timer = self.set_timer(FULL_TEXT_DELAY, lambda: self._full_text(words))
-            if not self.hits:
-                self._show_hits_empty(words)
-            return
-        label_words = self.state.label_query
-        if label_words is not None:
-            self._list_labels(label_words)
-            return
-        request = self.state.filter_request(keep)
-        self.loader.wanted = request.key
-        lock = self.loader.filter_lock
-        small = not js_trim(request.query) and len(request.items) <= IN_PLACE_ROWS
-        if small and lock.acquire(False):
-            # a first page and no search (no texts to read): a worker's round trip would cost
-            # more than the work, and the first rows wait for it
-            try:
-                self.workers.cancel_group(self, "filter")
-                self._on_filtered(self.loader.filtered(request, self.live_paths))
-            finally:
-                lock.release()
-        else:
-            run = partial(self.loader.filter, request, self.live_paths, self.post_message)
-            self._in_thread("filter", partial(run, _worker_cancelled), exclusive=True)
-        self._render_header()
+        self.rows.refilter(keep)
 
     @on(RowsFiltered)
     def _on_filtered(self, message: RowsFiltered) -> None:
-        self._trim_due = True
-        if message.key != self.state.filter_request().key or entry_mode(self.state.query):
-            return  # an older request: a newer one is on its way
-        shown = self.state.shown
-        shown.hits, shown.items = [], message.items
-        selected = kept_index(message.items, message.keep, self.session_list.selected)
-        self.session_list.set_rows(
-            message.rows, selected=selected, empty_text=self.state.empty_text()
-        )
-        self._after_rows()
-
-    def _after_rows(self) -> None:
-        self._schedule_preview()
-        if self.listed and not self.loader.rows_painted.is_set():
-            self.call_after_refresh(self._first_rows_drawn)
-        self._update_position()
-        # the footer is rebuilt on every refresh of the bindings: only when what check_action
-        # answers changes (rows arrive on every key and twice a second under appends)
-        has_selection = self.selected_item is not None
-        if has_selection != self._keys_have_selection:
-            self._keys_have_selection = has_selection
-            self.refresh_bindings()
-
-    def _first_rows_drawn(self) -> None:
-        self.loader.rows_painted.set()
-        self._start_watch()
-
-    # ------------------------------------------------------------------------------- labels
-    def _list_labels(self, words: str) -> None:
-        """``label:words``: a row per label of the scope's sessions (from the listing, so it
-        is quick; in a worker all the same: 10,000 labels are narrowed by the search)."""
-        state = self.state
-        run = partial(
-            labels.list_labels, self.catalog, words, state.scope, state.visible.items,
-            current=self.current_session, live=self.live_paths, post=self.post_message,
-            cancelled=_worker_cancelled,
-        )  # fmt: skip
-        self._in_thread("filter", run, exclusive=True)
-        self._render_header()
+        self.rows.filtered(message)
 
     @on(LabelsListed)
     def _on_labels(self, message: LabelsListed) -> None:
-        state = self.state
-        if not state.take_labels(
-            message.query, message.scope, message.items, message.hits, message.sessions
-        ):
-            return  # made for another query or list: a newer one is on its way
-        # the row selected before stays selected (a reload, a label added), else its index
-        before = self.session_list.current_row
-        keys = [row.key for row in message.rows]
-        selected = keys.index(before.key) if before is not None and before.key in keys else None
-        if state.visible.loading and not message.rows:
-            empty = LOADING_TEXT
-        else:
-            empty = labels.empty_text(message.query, all_scope=message.scope == "all")
-        self.session_list.set_rows(message.rows, selected=selected, empty_text=empty)
-        self._after_rows()
-
-    # ---------------------------------------------------------------------------- full text
-    def _full_text(self, words: str) -> None:
-        scope = self.state.scope
-        failed = partial(self.app.call_from_thread, self.show_status, kind="error")
-        run = partial(self.loader.full_text, words, scope, self.post_message)
-        self._in_thread("fts", partial(run, _worker_cancelled, failed), exclusive=True)
+        self.rows.labels_listed(message)
 
     @on(IndexProgress)
     def _on_index_progress(self, message: IndexProgress) -> None:
-        words = self.state.full_text
-        if self.state.note_indexing(message.done, message.total) and words is not None:
-            self._show_hits_empty(words)
-
-    def _show_hits_empty(self, words: str) -> None:
-        self.state.shown.items = []
-        self.session_list.set_rows([], selected=0, empty_text=self.state.waiting_text(words))
-        self._after_rows()
+        self.rows.index_progress(message)
 
     @on(HitsFound)
     def _on_hits(self, message: HitsFound) -> None:
-        if not self.state.take_hits(message.query, message.scope, message.hits):
-            return
-        shown = self.state.shown
-        rows = hit_rows(
-            shown.hits, shown.items, message.query, current=self.current_session,
-            live=self.marks.live,
-        )  # fmt: skip
-        empty = "  No message matches." if js_trim(message.query) else FULL_TEXT_EMPTY
-        self.session_list.set_rows(rows, selected=0, empty_text=empty)
-        self._after_rows()
+        self.rows.hits_found(message)
+
+    def first_rows_drawn(self) -> None:
+        self.loader.rows_painted.set()
+        self.follow.start()
 
     # ------------------------------------------------------------------------ header, hints
-    def _render_header(self) -> None:
+    def render_header(self) -> None:
         self.query_one(PickerHeader).show(self.state.title(), self.state.modes())
 
     def _key(self, command_id: str) -> str:
@@ -472,57 +363,15 @@ class PickerScreen(Screen[None]):
         if kind != "info":  # errors can be long: the toast shows all of it
             self.notify(one_line(message, 400), severity="error", timeout=seconds)
 
-    def _update_position(self) -> None:
-        """pi's scroll indicator ``(selected/count)``, shown only when not all rows fit."""
-        widget = self.query_one("#picker-position", Static)
-        rows = self.session_list.rows
-        # (one line of fixed height: no layout of the screen for it on every key)
-        if len(rows) > self.session_list.page_size:
-            widget.update(Text(f"  ({self.session_list.selected + 1}/{len(rows)})"), layout=False)
-        else:
-            widget.update("", layout=False)
-
     def on_resize(self) -> None:
-        self._place_preview()
-        self._update_position()
+        self.panes.place_preview()
+        self.panes.update_position()
 
-    def _place_preview(self) -> None:
-        """Beside the list, below it, or hidden (:mod:`.layout`); a preview shown again loads."""
-        place = preview_place(self.size.width, self.size.height, self.preview_wanted)
-        self.query_one("#picker-body").set_class(place == "below", "-below")
-        shown = place != "hidden"
-        if shown != self.preview.display:
-            self.preview.display = shown
-            if shown:
-                self._update_preview()
-
-    # ----------------------------------------------------------------------------- preview
+    # -------------------------------------------------------------------------- rows, query
     @on(SessionList.Highlighted)
     def _on_highlight(self) -> None:
-        self._schedule_preview()
-        self._update_position()
-
-    @property
-    def preview_pending(self) -> bool:
-        """The preview waits for typing to pause before it follows the selected row."""
-        return self._preview_timer is not None
-
-    def _schedule_preview(self) -> None:
-        """Show the selected session in the preview after the rows paint, or once typing
-        pauses (:data:`PREVIEW_AFTER_TYPING`)."""
-        if self._preview_timer is not None:
-            self._preview_timer.stop()
-            self._preview_timer = None
-        wait = self._typed_at + PREVIEW_AFTER_TYPING - time.monotonic()
-        if wait <= 0:
-            self.call_after_refresh(self._update_preview)  # (the rows paint first)
-        else:
-            self._preview_timer = self.set_timer(wait, self._update_preview)
-
-    def _update_preview(self) -> None:
-        self._preview_timer = None
-        item = self.selected_item
-        self.preview.show(item.path if item else None, entry_id=self.selected_entry)
+        self.panes.follow_selection()
+        self.panes.update_position()
 
     @on(SessionList.Activated)
     def _on_activated(self, event: SessionList.Activated) -> None:
@@ -531,7 +380,7 @@ class PickerScreen(Screen[None]):
 
     @on(Input.Changed, "#picker-search")
     def _on_query(self, event: Input.Changed) -> None:
-        self._typed_at = time.monotonic()
+        self.panes.typed_at = time.monotonic()
         self.state.set_query(event.value)
         self.refilter()
 
@@ -550,8 +399,8 @@ class PickerScreen(Screen[None]):
 
     def action_toggle_scope(self) -> None:
         stale = self.state.toggle_scope()
-        self._load(self.state.scope, force=stale, quiet=stale)  # (changed meanwhile)
-        self._render_header()
+        self.load(self.state.scope, force=stale, quiet=stale)  # (changed meanwhile)
+        self.render_header()
         self.refilter()
 
     def action_cycle_sort(self) -> None:
@@ -568,9 +417,7 @@ class PickerScreen(Screen[None]):
         self.refilter()
 
     def action_toggle_preview(self) -> None:
-        self.preview_wanted = not self.preview.display
-        self._place_preview()
-        self.call_after_refresh(self._update_position)  # (the list's height changed)
+        self.panes.toggle_preview()
 
     def action_show_all(self) -> None:
         self.preview.show_all(not self.preview.expanded)
@@ -604,17 +451,8 @@ class PickerScreen(Screen[None]):
         """Pin the selected session to the top of its scope, or unpin it (pitui's own data
         dir: nothing is written to the session)."""
         item = self.selected_item
-        if item is None:
-            return
-        title = one_line(display_title(item), 40)
-        try:
-            pinned = self.pins.toggle(item.path)
-        except PinError as exc:
-            self.show_status(f"Could not pin: {exc}", "error")
-            return
-        self.state.pinned = frozenset(self.pins.load())
-        self.show_status(f"Pinned {title}" if pinned else f"Unpinned {title}")
-        self.refilter(keep=item.path)
+        if item is not None:
+            self.writes.toggle_pin(item)
 
     def action_open_tree(self) -> None:
         item = self.selected_item
@@ -699,67 +537,12 @@ class PickerScreen(Screen[None]):
         scope is reloaded when next shown."""
         self.state.invalidate_hidden()
         self._keep_after_load = keep
-        self._load(self.state.scope, force=True)
+        self.load(self.state.scope, force=True)
 
     # --------------------------------------------------------------------------------- live
-    def _start_watch(self) -> None:
-        # setting up the watch (importing watchfiles, a watch on every folder) holds the event
-        # loop and the GIL: it starts once the first rows are drawn, or the load ends
-        if self._watch_pending is not None:
-            debounce, self._watch_pending = self._watch_pending, None
-            self._watch(debounce)
-
-    @work(group="picker-watch", exclusive=True, exit_on_error=False)
-    async def _watch(self, debounce_ms: int) -> None:
-        root = self.catalog.watch_root()
-        if root is None:
-            return
-        from pitui.core.watch import SessionWatcher
-
-        self._stop_watch = asyncio.Event()
-        self.watching = True
-        try:
-            watcher = SessionWatcher(root, debounce_ms=debounce_ms)
-            async for batch in watcher.events(self._stop_watch):
-                self.on_watch_events(batch)
-        finally:
-            self.watching = False
-
     def on_watch_events(self, batch: Sequence[WatchEvent]) -> None:
-        """React to one batch of file events: mark live sessions, re-read the listing."""
-        touched, notices = self.marks.take(batch, time.monotonic())
-        for notice in notices:
-            self.notify(one_line(notice, 300), severity="warning")
-        if touched:
-            self._apply_live()
-            self._schedule_refresh()
-
-    def _apply_live(self) -> None:
-        next_end = self.marks.expire(time.monotonic())
-        self.session_list.set_live(self.marks.live.keys())
-        if self._live_timer is not None:
-            self._live_timer.stop()
-            self._live_timer = None
-        if next_end is not None:
-            self._live_timer = self.set_timer(next_end, self._apply_live)
-
-    def _schedule_refresh(self) -> None:
-        if self._refresh_timer is not None:
-            return  # one is already due
-        wait = self._pacer.wait(time.monotonic())
-        if wait <= 0:
-            self._refresh_now()
-        else:
-            self._refresh_timer = self.set_timer(wait, self._refresh_now)
-
-    def _refresh_now(self) -> None:
-        """Re-read the visible scope through the catalog (the store re-summarises only the
-        files whose size or time changed, and its index follows); the other scope is re-read
-        when it is shown again."""
-        self._refresh_timer = None
-        self._pacer.last = time.monotonic()
-        if self.state.plan_refresh():
-            self._load(self.state.scope, force=True, quiet=True)
+        """React to one batch of file events (:mod:`.follow`)."""
+        self.follow.take(batch)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker

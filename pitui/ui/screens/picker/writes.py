@@ -1,9 +1,10 @@
-"""The picker's writes: delete (to the trash), rename, and their undo.
+"""The picker's writes: delete (to the trash), rename, their undo, and pins.
 
 Each one asks first where pi does (a modal), writes through :mod:`pitui.core.actions` (the guards
 every writer shares; a picker delete is a trash batch ``pitui restore`` gives back) in a thread
 worker of the ``write`` group, and tells the screen what changed (it drops or re-reads the
-sessions and says so in the status line).
+sessions and says so in the status line). A pin is pitui's own data (:mod:`pitui.core.pins`),
+never written to the session.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from rich.text import Text
 
 from pitui.core import trash
 from pitui.core.paths import shorten_home
+from pitui.core.pins import PinError
 from pitui.render.safe_text import one_line
 from pitui.ui.catalog import PickerItem
 from pitui.ui.modals.confirm import ConfirmModal
@@ -198,3 +200,17 @@ class PickerWrites:
     def _restored(self, path: str) -> None:
         self.screen.show_status("Session restored from the trash")
         self.screen.reload_visible(keep=path)
+
+    # ---------------------------------------------------------------------------------- pins
+    def toggle_pin(self, item: PickerItem) -> None:
+        """Pin ``item`` to the top of its scope, or unpin it."""
+        screen = self.screen
+        title = one_line(display_title(item), 40)
+        try:
+            pinned = screen.pins.toggle(item.path)
+        except PinError as exc:
+            screen.show_status(f"Could not pin: {exc}", "error")
+            return
+        screen.state.pinned = frozenset(screen.pins.load())
+        screen.show_status(f"Pinned {title}" if pinned else f"Unpinned {title}")
+        screen.refilter(keep=item.path)
