@@ -9,6 +9,7 @@ and again whenever that width changes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from rich.text import Text
 from textual.widgets import Static
@@ -16,7 +17,14 @@ from textual.widgets import Static
 from pitui.core.facts import SessionFacts
 from pitui.core.js import parse_iso_ms
 from pitui.core.paths import shorten_home
-from pitui.core.units import format_bytes, format_cost, format_count, format_local_time, plural
+from pitui.core.units import (
+    format_bytes,
+    format_cost,
+    format_count,
+    format_local_time,
+    format_tokens,
+    plural,
+)
 from pitui.render.safe_text import safe_line, safe_text
 
 
@@ -54,35 +62,53 @@ def title_line(shown: HeaderView, width: int) -> Text:
     return title
 
 
-def facts_line(shown: HeaderView) -> Text:
+def facts_line(shown: HeaderView, width: int) -> Text:
+    """Size, times, entries and branch ends; on a narrow header the times go first (modified,
+    then created), so the counts stay whole rather than the line being cut at its end."""
     created = parse_iso_ms(shown.created) if shown.created else None
     facts = shown.facts
     ends = plural(facts.branch_ends, "branch end") if facts is not None else "counting branches…"
-    return Text(
-        f"{format_bytes(shown.file_size)} · created {format_local_time(created) or 'unknown'}"
-        f" · modified {format_local_time(shown.modified * 1000) or 'unknown'}"
-        f" · {format_count(shown.entries)} entries · {ends}",
-        no_wrap=True,
-        overflow="ellipsis",
-    )
+    size = format_bytes(shown.file_size)
+    counts = f"{format_count(shown.entries)} entries · {ends}"
+    created_part = f"created {format_local_time(created) or 'unknown'}"
+    modified_part = f"modified {format_local_time(shown.modified * 1000) or 'unknown'}"
+    for parts in (
+        (size, created_part, modified_part, counts),
+        (size, created_part, counts),
+        (size, counts),
+    ):
+        line = " · ".join(parts)
+        if len(line) <= width:
+            break
+    return Text(line, no_wrap=True, overflow="ellipsis")
 
 
-def _tokens_and_cost(spend: Text, label: str, tokens: float, cost: float) -> None:
+def _tokens_and_cost(spend: Text, label: str, tokens: float, cost: float, *, short: bool) -> None:
     spend.append(label, "dim")
-    spend.append(f"{format_count(int(tokens))} tok {format_cost(cost)}")
+    count = format_tokens(tokens) if short else format_count(int(tokens))
+    spend.append(f"{count} tok {format_cost(cost)}")
 
 
-def spend_line(facts: SessionFacts | None) -> Text:
+_SPEND_LABELS: Final = (
+    ("this branch ", " · whole file ", " · other branches "),
+    ("branch ", " · file ", " · others "),  # a narrow header: shorter names, tokens as 12.3k
+)
+
+
+def spend_line(facts: SessionFacts | None, width: int) -> Text:
     spend = Text(no_wrap=True, overflow="ellipsis")
     if facts is None:
         spend.append("counting tokens and cost…", "dim")
         return spend
-    branch, whole = facts.branch, facts.file
-    _tokens_and_cost(spend, "this branch ", branch.total_tokens, branch.cost)
-    _tokens_and_cost(spend, " · whole file ", whole.total_tokens, whole.cost)
-    if whole.total_tokens > branch.total_tokens:  # abandoned branches' spend
-        other = facts.other_branches
-        _tokens_and_cost(spend, " · other branches ", other.total_tokens, other.cost)
+    branch, whole, other = facts.branch, facts.file, facts.other_branches
+    for short, labels in enumerate(_SPEND_LABELS):
+        spend = Text(no_wrap=True, overflow="ellipsis")
+        for label, spent in zip(labels, (branch, whole, other), strict=True):
+            if spent is other and whole.total_tokens <= branch.total_tokens:
+                break  # no abandoned branches' spend
+            _tokens_and_cost(spend, label, spent.total_tokens, spent.cost, short=bool(short))
+        if spend.cell_len <= width:
+            break
     return spend
 
 
@@ -111,7 +137,7 @@ class SessionHeader(Static):
         if shown is None:
             return
         width = max(self.size.width, 20)
-        lines = [title_line(shown, width), facts_line(shown), spend_line(shown.facts)]
+        lines = [title_line(shown, width), facts_line(shown, width), spend_line(shown.facts, width)]
         header = Text("\n", no_wrap=True, overflow="ellipsis").join(lines)
         header.no_wrap, header.overflow = True, "ellipsis"  # one line each, cut at the edge
         self.update(header)
