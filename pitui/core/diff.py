@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from pitui.core.facts import Stats, tally
 from pitui.core.session import EntryMeta, Session
-from pitui.core.tree_text import TextPart, entry_parts, tool_calls_of
+from pitui.core.tree_text import TextPart, entry_parts, tool_call_in, tool_calls_of
 from pitui.core.units import format_cost, format_count, format_tokens, plural
 
 __all__ = [
@@ -244,12 +244,7 @@ class _SideReader:
         if found is not None:
             return found
         owner = self.session.get(self.session.tool_calls.get(call_id, ""))
-        if owner is None:
-            return None
-        for block_id, name, arguments in tool_calls_of(self.session.raw(owner)):
-            if block_id == call_id:
-                return name, arguments
-        return None
+        return tool_call_in(self.session.raw(owner), call_id) if owner is not None else None
 
 
 def _side(session: Session, tip: EntryMeta, path: Sequence[EntryMeta], home: str | None) -> Side:

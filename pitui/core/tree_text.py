@@ -1,8 +1,8 @@
 """How an entry reads in pi's tree selector: its row text (spec/ui-behaviour.md §3.6), the
 formatted tool calls, and the searchable text of §3.10 (pi's getSearchableText).
 
-Pure functions of an entry's JSON; :class:`pitui.core.treeview.TreeView` reads the entries,
-caches the texts and finds the tool call a tool result answers.
+Pure functions of an entry's JSON, and :class:`RowTexts`: the row texts of one session read
+from the file as rows are drawn, cached, with the tool call each tool result answers.
 """
 
 from __future__ import annotations
@@ -26,12 +26,13 @@ from pitui.core.js import (
     utf16_slice,
 )
 from pitui.core.paths import shorten_home
-from pitui.core.session import EntryMeta
+from pitui.core.session import EntryMeta, Session
 from pitui.core.stringify import dump_json_line
 from pitui.core.units import kilo_tokens
 
 __all__ = [
     "UNREADABLE",
+    "RowTexts",
     "TextPart",
     "TextRole",
     "ToolCallLookup",
@@ -41,6 +42,7 @@ __all__ = [
     "query_words",
     "searchable_text",
     "spaces_for_controls",
+    "tool_call_in",
     "tool_calls_of",
 ]
 
@@ -180,6 +182,15 @@ def tool_calls_of(obj: dict[str, Any]) -> Iterable[tuple[str, Any, Any]]:
     ]
 
 
+def tool_call_in(obj: dict[str, Any], call_id: str) -> tuple[Any, Any] | None:
+    """(name, arguments) of the toolCall ``call_id`` of an assistant message entry, if it holds
+    it (the first one, should the id repeat in the message)."""
+    for block_id, name, arguments in tool_calls_of(obj):
+        if block_id == call_id:
+            return name, arguments
+    return None
+
+
 def searchable_text(obj: dict[str, Any]) -> str:
     """§3.10 searchable text of an entry without its label (pi's getSearchableText), as is."""
     etype = obj.get("type")
@@ -296,3 +307,98 @@ def _message_parts(
         text = _normalize(command) if isinstance(command, str) else ""
         return [TextPart(f"[bash]: {text}", "dim")]
     return [TextPart(f"[{js_string(role)}]", "dim")]
+
+
+class RowTexts:
+    """The row texts (§3.6) of the entries of one session: read from the file for the rows that
+    are drawn and cached, each tool result with the tool call it answers.
+
+    ``home``: the directory shown as ``~`` in tool-call paths (default: the real one)."""
+
+    CACHE_MAX: Final = 8192
+    NEARBY_TOOL_CALL_STEPS: Final = 64
+
+    def __init__(self, session: Session, home: str | None) -> None:
+        self.session = session
+        self.home = home
+        self._texts: dict[str, tuple[TextPart, ...]] = {}
+        self._tool_map: dict[str, tuple[Any, Any]] | None = None
+        self._tool_map_upto = 0  # entries of the session the tool map covers
+
+    def text(self, meta: EntryMeta) -> tuple[TextPart, ...]:
+        """The text of an entry in the tree (§3.6), control characters already spaces."""
+        cached = self._texts.get(meta.uid)
+        if cached is not None:
+            return cached
+        try:
+            obj = self.session.raw(meta)
+        except OSError:
+            return UNREADABLE
+        parts = entry_text(meta, obj, self.tool_call_for, self.home)
+        if len(self._texts) >= self.CACHE_MAX:
+            self._texts.clear()
+        self._texts[meta.uid] = parts
+        return parts
+
+    def add_tool_calls(self, tool_calls: dict[str, tuple[Any, Any]], covers: int) -> None:
+        """Take the tool calls a search index read (of the first ``covers`` entries) when they
+        cover more than the map does; the texts are read again (tool results may read
+        differently now)."""
+        if covers <= self._tool_map_upto:
+            return
+        merged = dict(self._tool_map or {})
+        merged.update(tool_calls)
+        self._tool_map = merged
+        self._tool_map_upto = covers
+        self._texts.clear()
+
+    def forget(self) -> None:
+        """Drop every cached text and tool call (the file was replaced)."""
+        self._texts.clear()
+        self._tool_map = None
+        self._tool_map_upto = 0
+
+    def tool_call_for(self, meta: EntryMeta, call_id: Any) -> tuple[Any, Any] | None:
+        """(name, arguments) of the assistant toolCall a toolResult answers, anywhere in the file.
+
+        Looked up, in order: the map of every toolCall (once built, or installed with the search
+        texts); the core index (``session.tool_calls``) when it holds the id; the nearest assistant
+        ancestors (where the call nearly always is); finally every assistant entry is scanned
+        once. pi keeps the last call with a given id in row order; ids are unique in practice."""
+        if not isinstance(call_id, str):
+            return None
+        if self._tool_map is not None:
+            found = self._tool_map.get(call_id)
+            if found is not None:
+                return found
+        session = self.session
+        owner = session.get(session.tool_calls.get(call_id, "")) if session.tool_calls else None
+        candidates: list[EntryMeta] = [owner] if owner is not None else []
+        node = meta.parent
+        for _ in range(self.NEARBY_TOOL_CALL_STEPS):
+            if node is None:
+                break
+            if node.type == "message" and node.role == "assistant":
+                candidates.append(node)
+            node = node.parent
+        for candidate in candidates:
+            call = tool_call_in(session.raw(candidate), call_id)
+            if call is not None:
+                return call
+        self._update_tool_map()
+        assert self._tool_map is not None
+        return self._tool_map.get(call_id)
+
+    def _update_tool_map(self) -> None:
+        """Scan the assistant entries the tool map does not cover yet (all, the first time)."""
+        entries = self.session.entries
+        if self._tool_map is not None and self._tool_map_upto >= len(entries):
+            return
+        found = self._tool_map if self._tool_map is not None else {}
+        raw = self.session.raw
+        for meta in entries[self._tool_map_upto :]:
+            if meta.type == "message" and meta.role == "assistant":
+                for block_id, name, arguments in tool_calls_of(raw(meta)):
+                    found[block_id] = (name, arguments)
+        self._tool_map = found
+        self._tool_map_upto = len(entries)

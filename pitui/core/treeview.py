@@ -14,49 +14,42 @@ tree in Python:
   ``[chain_start(r), r]`` and every subtree ends where its chain's subtree ends.
 - A filter change only computes the sorted list of visible rows, with C-speed byte operations
   (``bytes.translate``, slice assignment, ``itertools.compress``). Visible parents, children and
-  the indentation of §3.4 are derived on demand for the rows actually drawn or navigated, with
-  binary searches over the visible rows and a walk over chains (one step per branch point, not per
-  entry), memoised until the next change.
+  the indentation of §3.4 are derived on demand for the rows actually drawn or navigated
+  (:mod:`pitui.core.tree_shape`), with binary searches over the visible rows and a walk over
+  chains (one step per branch point, not per entry), memoised until the next change.
 
 Entry content (message text, tool call arguments) is not in the index: it is read with
 :meth:`Session.raw` for the rows that are drawn and cached (how a row reads:
-:mod:`pitui.core.tree_text`). Search needs the text of every entry (:mod:`pitui.core.tree_search`):
-:meth:`TreeView.compute_search_texts` builds it (meant for a worker thread) and
-:meth:`TreeView.set_search_texts` installs it.
+:class:`pitui.core.tree_text.RowTexts`). Search needs the text of every entry
+(:mod:`pitui.core.tree_search`): :meth:`TreeView.compute_search_texts` builds it (meant for a
+worker thread) and :meth:`TreeView.set_search_texts` installs it.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import compress
-from typing import Any, Final, Literal, NamedTuple
+from typing import Final, Literal
 
-from pitui.core.js import (
-    parse_iso_ms,
-)
+from pitui.core.js import parse_iso_ms
 from pitui.core.session import EntryMeta, Session
 from pitui.core.tree_rows import FlatTree, extend_at_leaf, filter_mask, flatten
 from pitui.core.tree_search import RowMatcher, SearchIndex, read_search_index
-from pitui.core.tree_text import (
-    UNREADABLE,
-    TextPart,
-    entry_text,
-    query_words,
-    spaces_for_controls,
-    tool_calls_of,
-)
+from pitui.core.tree_shape import ROW_TEXT_COLUMNS, Layout, VisibleTree, prefix_cap, subtree_end
+from pitui.core.tree_text import RowTexts, TextPart, query_words, spaces_for_controls
 from pitui.core.units import format_label_time
 
 __all__ = [
     "FILTER_MODES",
     "FILTER_TAGS",
+    "ROW_TEXT_COLUMNS",
     "FilterMode",
     "Layout",
     "RowView",
     "TreeView",
+    "prefix_cap",
 ]
 
 FilterMode = Literal["default", "no-tools", "user-only", "labeled-only", "all"]
@@ -76,28 +69,6 @@ FILTER_TAGS: Final[dict[FilterMode, str]] = {
     "all": " [all]",
 }
 LABEL_TIME_TAG: Final = " [+label time]"
-
-
-#: Columns a row keeps for its text however deep it is (its prefix is capped: see ``prefix``).
-ROW_TEXT_COLUMNS = 40
-#: The pointer (``› ``) and the active marker (``• ``) a row draws besides its prefix.
-_ROW_MARKS = 4
-
-
-def prefix_cap(width: int) -> int:
-    """The most columns a row's prefix may take when the row is ``width`` columns wide."""
-    return max(7, width - _ROW_MARKS - ROW_TEXT_COLUMNS)
-
-
-class Layout(NamedTuple):
-    """Indentation of one visible row (§3.4)."""
-
-    indent: int
-    just_branched: bool
-    connector: bool  # pi's showConnector: the visible parent has several visible children
-    is_last: bool
-    gutters: tuple[tuple[int, bool], ...]  # (position, draw "│")
-    virtual_root: bool  # a root in multi-root mode (never draws its connector)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,9 +115,6 @@ class TreeView:
         now: clock for label times (tests freeze it).
     """
 
-    _TEXT_CACHE_MAX: Final = 8192
-    _NEARBY_TOOL_CALL_STEPS: Final = 64
-
     def __init__(
         self,
         session: Session,
@@ -167,21 +135,18 @@ class TreeView:
         self.show_label_times = False
         self._folded: dict[str, int] = {}  # uid -> row
         self.generation = 0  # bumped on every change of rows, filter, folds, labels or leaf
-        self._texts: dict[str, tuple[TextPart, ...]] = {}
+        self._texts = RowTexts(session, home)
         self._search: SearchIndex | None = None
         self._matcher: RowMatcher | None = None  # over the texts of the current rows
-        self._tool_map: dict[str, tuple[Any, Any]] | None = None
-        self._tool_map_upto = 0  # entries of the session the tool map covers
         self._labeled: list[int] | None = None  # rows with a resolved label (cached)
         self._vis: list[int] = []  # visible rows, ascending
-        self._layouts: dict[int, Layout] = {}
-        self._multi = False
         self._sel = 0
         self._remembered: int | None = None  # pi's lastSelectedId, as a row
         self._flatten()
+        self._shape = VisibleTree(self._flat, [])
         self._apply(keep_selection=False)
         target = self._row_for_uid(selected) if selected is not None else self._leaf_row
-        self._sel = self._nearest_visible(target) if self._vis else 0
+        self._sel = self._shape.nearest(target) if self._vis else 0
         self._remembered = self._vis[self._sel] if self._vis else None
 
     # -------------------------------------------------------------------------- flattening
@@ -200,11 +165,8 @@ class TreeView:
         self._install(flatten(self.session, self._leaf))
 
     def _install(self, flat: FlatTree) -> None:
+        self._flat = flat
         self._rows = flat.rows
-        self._chain_of = flat.chain_of
-        self._chain_parent = flat.chain_parent
-        self._chain_last = flat.chain_last
-        self._chain_end = flat.chain_end
         self._kinds = flat.kinds
         self._leaf_row = flat.leaf_row
         self._labeled = None
@@ -220,13 +182,6 @@ class TreeView:
             return self._rows.index(meta)
         except ValueError:
             return -1
-
-    def _end(self, row: int) -> int:
-        return self._chain_end[self._chain_of[row]]
-
-    def _real_parent(self, row: int) -> int:
-        start = self._chain_of[row]
-        return row - 1 if row > start else self._chain_parent[start]
 
     # -------------------------------------------------------------------------- filtering
 
@@ -247,41 +202,20 @@ class TreeView:
         labeled = self._labeled_rows() if self._filter == "labeled-only" else []
         mask = filter_mask(self._kinds, self._filter, labeled)
         for row in self._folded.values():
-            end = self._end(row)
+            end = subtree_end(self._flat, row)
             mask[row + 1 : end] = bytes(end - row - 1)  # real descendants (§3.11)
         visible = self._matches(mask) if self._tokens else list(compress(range(n), mask))
         self._vis = visible
-        self._layouts = {}
-        self._multi = bool(visible) and bisect_left(visible, self._end(visible[0])) < len(visible)
+        self._shape = VisibleTree(self._flat, visible)
         self.generation += 1
         if not keep_selection:
             return
         if self._remembered is not None:
-            self._sel = self._nearest_visible(self._remembered) if visible else 0
+            self._sel = self._shape.nearest(self._remembered) if visible else 0
         elif self._sel >= len(visible):
             self._sel = max(0, len(visible) - 1)
         if visible:
             self._remembered = visible[self._sel]
-
-    def _nearest_visible(self, row: int) -> int:
-        """Visible index of ``row`` or its nearest visible ancestor, else the last row."""
-        found = self._visible_ancestor_or_self(row)
-        return found if found >= 0 else len(self._vis) - 1
-
-    def _visible_ancestor_or_self(self, row: int) -> int:
-        """Visible index of the nearest visible ancestor-or-self of ``row`` (-1: none).
-
-        The ancestors of ``row`` inside its chain are the rows ``[chain start, row]``: one binary
-        search per chain instead of one step per entry."""
-        vis = self._vis
-        chain_of, chain_parent = self._chain_of, self._chain_parent
-        while row >= 0:
-            start = chain_of[row]
-            index = bisect_right(vis, row) - 1
-            if index >= 0 and vis[index] >= start:
-                return index
-            row = chain_parent[start]
-        return -1
 
     # -------------------------------------------------------------------------- the visible tree
 
@@ -297,7 +231,7 @@ class TreeView:
 
     @property
     def multi_root(self) -> bool:
-        return self._multi
+        return self._shape.multi
 
     def entry(self, index: int) -> EntryMeta:
         """The entry of visible row ``index``."""
@@ -306,107 +240,23 @@ class TreeView:
     def index_of(self, uid: str) -> int | None:
         """Visible index of an entry, None when it is not visible."""
         row = self._row_for_uid(uid)
-        if row < 0:
-            return None
-        index = bisect_left(self._vis, row)
-        return index if index < len(self._vis) and self._vis[index] == row else None
+        return self._shape.index_of_row(row) if row >= 0 else None
 
     def visible_parent(self, index: int) -> int:
         """Visible index of the row's visible parent (its nearest visible ancestor), -1 if none."""
-        parent = self._real_parent(self._vis[index])
-        return self._visible_ancestor_or_self(parent) if parent >= 0 else -1
-
-    def _first_child(self, index: int) -> int:
-        vis = self._vis
-        nxt = index + 1
-        if nxt < len(vis) and vis[nxt] < self._end(vis[index]):
-            return nxt
-        return -1
-
-    def _next_sibling(self, child: int, parent: int) -> int:
-        """The visible row after ``child`` under the same visible parent (-1: none)."""
-        vis = self._vis
-        after = bisect_left(vis, self._end(vis[child]), child + 1)
-        limit = self._end(vis[parent]) if parent >= 0 else None
-        if after < len(vis) and (limit is None or vis[after] < limit):
-            return after
-        return -1
+        return self._shape.parent(index)
 
     def visible_children(self, index: int) -> list[int]:
         """Visible indexes of the visible children of a row, in row order."""
-        kids = []
-        child = self._first_child(index)
-        while child >= 0:
-            kids.append(child)
-            child = self._next_sibling(child, index)
-        return kids
-
-    def _branches(self, index: int) -> bool:
-        """More than one visible child (only two binary searches, whatever the fan-out)."""
-        first = self._first_child(index)
-        return first >= 0 and self._next_sibling(first, index) >= 0
-
-    def _chain_head(self, index: int) -> int:
-        """First visible row of the chain segment holding visible row ``index``: the rows from it
-        to ``index`` are each the only visible child of the previous one."""
-        return bisect_left(self._vis, self._chain_of[self._vis[index]], 0, index + 1)
+        return self._shape.children(index)
 
     def layout(self, index: int) -> Layout:
         """Indent, connector, last-sibling flag and gutters of a visible row (§3.4)."""
-        memo = self._layouts
-        done = memo.get(index)
-        if done is not None:
-            return done
-        pending = [index]
-        while pending:
-            current = pending[-1]
-            if current in memo:
-                pending.pop()
-                continue
-            head = self._chain_head(current)
-            if current >= head + 2:
-                # deep inside a chain: the same layout as the second row of the segment
-                if head + 1 not in memo:
-                    pending.append(head + 1)
-                    continue
-                memo[current] = memo[head + 1]
-                pending.pop()
-                continue
-            parent = head if current == head + 1 else self.visible_parent(current)
-            if parent >= 0 and parent not in memo:
-                pending.append(parent)
-                continue
-            memo[current] = self._derive_layout(current, parent)
-            pending.pop()
-        return memo[index]
-
-    def _display_indent(self, layout: Layout) -> int:
-        return max(0, layout.indent - 1) if self._multi else layout.indent
-
-    def _derive_layout(self, index: int, parent: int) -> Layout:
-        vis = self._vis
-        if parent < 0:
-            multi = self._multi
-            last = bisect_left(vis, self._end(vis[index]), index + 1) >= len(vis)
-            return Layout(1 if multi else 0, multi, multi, last, (), multi)
-        above = self._layouts[parent]
-        several = self._branches(parent)
-        indent = above.indent
-        if several or (above.just_branched and indent > 0):
-            indent += 1
-        gutters = above.gutters
-        if above.connector and not above.virtual_root:
-            position = max(0, self._display_indent(above) - 1)
-            gutters = (*gutters, (position, not above.is_last))
-        last = not several or self._next_sibling(index, parent) < 0
-        return Layout(indent, several, several, last, gutters, False)
+        return self._shape.layout(index)
 
     def is_foldable(self, index: int) -> bool:
         """Has visible children and is a root or the first row of a branch (§3.11)."""
-        if self._first_child(index) < 0:
-            return False
-        parent = self.visible_parent(index)
-        return parent < 0 or self._branches(parent)
+        return self._shape.is_foldable(index)
 
     def is_folded(self, index: int) -> bool:
         return self.entry(index).uid in self._folded
@@ -416,34 +266,9 @@ class TreeView:
         return self._vis[index] <= self._leaf_row
 
     def prefix(self, index: int, cap: int | None = None) -> str:
-        """The connector and gutter cells of a row (§3.4), 3 characters per display level.
-
-        With ``cap``, a prefix longer than ``cap`` characters keeps its innermost levels behind
-        a marker that says how deep the row is (``┊12 ``): in a deep tree every branch point
-        above a row costs 3 columns, and the rows' own text would be all gutters. A prefix that
-        fits is pi's, unchanged."""
-        lay = self.layout(index)
-        width = self._display_indent(lay)
-        if width == 0:
-            return ""
-        full = self._prefix_cells(index, lay, width)
-        if cap is None or 3 * width <= cap:
-            return "".join(full)
-        marker = f"┊{width} "
-        keep = max(1, (cap - len(marker)) // 3)
-        return marker + "".join(full[width - keep :])
-
-    def _prefix_cells(self, index: int, lay: Layout, width: int) -> list[str]:
-        cells = ["   "] * width
-        taken: set[int] = set()
-        for position, draw in lay.gutters:
-            if position not in taken and position < width:  # pi uses the first gutter found
-                taken.add(position)
-                cells[position] = "│  " if draw else "   "
-        if lay.connector and not lay.virtual_root and width - 1 not in taken:
-            fold = "⊞" if self.is_folded(index) else "⊟" if self.is_foldable(index) else "─"
-            cells[width - 1] = ("└" if lay.is_last else "├") + fold + " "
-        return cells
+        """The connector and gutter cells of a row (§3.4); ``cap``: see
+        :meth:`VisibleTree.prefix <pitui.core.tree_shape.VisibleTree.prefix>`."""
+        return self._shape.prefix(index, self._folded, cap)
 
     # -------------------------------------------------------------------------- rows
 
@@ -495,63 +320,7 @@ class TreeView:
 
     def entry_text(self, meta: EntryMeta) -> tuple[TextPart, ...]:
         """The text of an entry in the tree (§3.6), control characters already spaces."""
-        cached = self._texts.get(meta.uid)
-        if cached is not None:
-            return cached
-        try:
-            obj = self.session.raw(meta)
-        except OSError:
-            return UNREADABLE
-        parts = entry_text(meta, obj, self._tool_call_for, self.home)
-        if len(self._texts) >= self._TEXT_CACHE_MAX:
-            self._texts.clear()
-        self._texts[meta.uid] = parts
-        return parts
-
-    def _tool_call_for(self, meta: EntryMeta, call_id: Any) -> tuple[Any, Any] | None:
-        """(name, arguments) of the assistant toolCall a toolResult answers, anywhere in the file.
-
-        Looked up, in order: the map of every toolCall (once built, or installed with the search
-        texts); the core index (``session.tool_calls``) when it holds the id; the nearest assistant
-        ancestors (where the call nearly always is); finally every assistant entry is scanned
-        once. pi keeps the last call with a given id in row order; ids are unique in practice."""
-        if not isinstance(call_id, str):
-            return None
-        if self._tool_map is not None:
-            found = self._tool_map.get(call_id)
-            if found is not None:
-                return found
-        session = self.session
-        owner = session.get(session.tool_calls.get(call_id, "")) if session.tool_calls else None
-        candidates: list[EntryMeta] = [owner] if owner is not None else []
-        node = meta.parent
-        for _ in range(self._NEARBY_TOOL_CALL_STEPS):
-            if node is None:
-                break
-            if node.type == "message" and node.role == "assistant":
-                candidates.append(node)
-            node = node.parent
-        for candidate in candidates:
-            for block_id, name, arguments in tool_calls_of(session.raw(candidate)):
-                if block_id == call_id:
-                    return name, arguments
-        self._update_tool_map()
-        assert self._tool_map is not None
-        return self._tool_map.get(call_id)
-
-    def _update_tool_map(self) -> None:
-        """Scan the assistant entries the tool map does not cover yet (all, the first time)."""
-        entries = self.session.entries
-        if self._tool_map is not None and self._tool_map_upto >= len(entries):
-            return
-        found = self._tool_map if self._tool_map is not None else {}
-        raw = self.session.raw
-        for meta in entries[self._tool_map_upto :]:
-            if meta.type == "message" and meta.role == "assistant":
-                for block_id, name, arguments in tool_calls_of(raw(meta)):
-                    found[block_id] = (name, arguments)
-        self._tool_map = found
-        self._tool_map_upto = len(entries)
+        return self._texts.text(meta)
 
     # -------------------------------------------------------------------------- selection & moves
 
@@ -576,7 +345,7 @@ class TreeView:
     def select_uid(self, uid: str) -> bool:
         """Select an entry, or its nearest visible ancestor; False when neither is visible."""
         row = self._row_for_uid(uid)
-        found = self._visible_ancestor_or_self(row) if row >= 0 else -1
+        found = self._shape.ancestor_or_self(row) if row >= 0 else -1
         if found < 0:
             return False
         self._sel = found
@@ -612,7 +381,7 @@ class TreeView:
             self._folded[self.entry(index).uid] = self._vis[index]
             self._apply()
             return
-        self._sel = self._segment_start_up(index)
+        self._sel = self._shape.segment_start_up(index)
 
     def unfold_or_down(self) -> None:
         """``ctrl+right``: unfold the selected row if folded, else jump down to the next segment
@@ -624,35 +393,7 @@ class TreeView:
             del self._folded[self.entry(index).uid]
             self._apply()
             return
-        self._sel = self._segment_start_down(index)
-
-    def _segment_start_up(self, selected: int) -> int:
-        current = selected
-        while True:
-            # inside a chain segment no row's parent branches: skip to its head at once
-            current = self._chain_head(current)
-            parent = self.visible_parent(current)
-            if parent < 0:
-                return current
-            if current < selected and self._branches(parent):
-                return current
-            current = parent
-
-    def _segment_start_down(self, selected: int) -> int:
-        vis = self._vis
-        current = selected
-        while True:
-            # follow the rest of this real chain in one step: each row there has one child
-            last_row = self._chain_last[self._chain_of[vis[current]]]
-            deepest = bisect_right(vis, last_row) - 1
-            if deepest > current:
-                current = deepest
-            first = self._first_child(current)
-            if first < 0:
-                return current
-            if self._next_sibling(first, current) >= 0:
-                return first
-            current = first
+        self._sel = self._shape.segment_start_down(index)
 
     def reveal(self, uid: str) -> bool:
         """Unfold the folded ancestors of entry ``uid`` (not the entry itself), so that it can be
@@ -768,12 +509,7 @@ class TreeView:
         if self._search is not None and self._search.texts is not index.texts:
             index = self._search.merged(index, self._rows)
         self._search = index
-        if index.covers > self._tool_map_upto:
-            merged = dict(self._tool_map or {})
-            merged.update(index.tool_calls)
-            self._tool_map = merged
-            self._tool_map_upto = index.covers
-            self._texts.clear()  # toolResult rows may read differently now
+        self._texts.add_tool_calls(index.tool_calls, index.covers)
         self._matcher = None
         if self._tokens:
             self._apply()
@@ -838,11 +574,7 @@ class TreeView:
         old = self._leaf
         if new is None or old is None:
             return False
-        flat = FlatTree(
-            self._rows, self._chain_of, self._chain_parent, self._chain_last, self._chain_end,
-            self._kinds, self._leaf_row,
-        )  # fmt: skip
-        grown = extend_at_leaf(flat, old, new, len(self.session.entries) - len(self._rows))
+        grown = extend_at_leaf(self._flat, old, new, len(self.session.entries) - len(self._rows))
         if grown is None:
             return False
         r, k = self._leaf_row, grown.leaf_row - self._leaf_row
@@ -864,7 +596,7 @@ class TreeView:
         self._sel = 0
         self._apply()
         if self._remembered is None and self._vis:
-            self._sel = self._nearest_visible(self._leaf_row)
+            self._sel = self._shape.nearest(self._leaf_row)
             self._remembered = self._vis[self._sel]
 
     def rebuild(self, *, replaced: bool = False) -> None:
@@ -878,10 +610,8 @@ class TreeView:
         if self._leaf is not None and self.session.get(self._leaf.uid) is not self._leaf:
             self._leaf = self.session.get(self._leaf.uid) or self.session.leaf
         if replaced:
-            self._texts.clear()
+            self._texts.forget()
             self._search = None
-            self._tool_map = None
-            self._tool_map_upto = 0
         folded = list(self._folded)
         self._flatten()
         self._folded = {}

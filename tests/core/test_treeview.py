@@ -23,6 +23,7 @@ from pitui.core.edit import resume_point
 from pitui.core.js import parse_iso_ms
 from pitui.core.session import EntryMeta, Session
 from pitui.core.tree_rows import HIDDEN, row_kind
+from pitui.core.tree_shape import VisibleTree
 from pitui.core.tree_text import format_tool_call, searchable_text
 from pitui.core.treeview import FILTER_MODES, FilterMode, TreeView
 from pitui.core.units import format_label_time
@@ -1242,7 +1243,7 @@ def test_random_check_catches_a_broken_layout(monkeypatch: pytest.MonkeyPatch) -
     tree = view(u25())
     reference = PiSelector(tree.session)
     assert [tree.prefix(i) for i in range(tree.count)] == reference.prefixes()
-    monkeypatch.setattr(TreeView, "_display_indent", lambda self, layout: layout.indent + 1)
+    monkeypatch.setattr(VisibleTree, "display_indent", lambda self, layout: layout.indent + 1)
     tree.set_filter("default")
     assert [tree.prefix(i) for i in range(tree.count)] != reference.prefixes()
 

@@ -295,10 +295,10 @@ def random_session(rng: random.Random, size: int) -> tuple[bytes, list[str]]:
 def model_state(view: TreeView) -> tuple[Any, ...]:
     return (
         [m.uid for m in view._rows],
-        view._chain_of,
-        view._chain_parent,
-        view._chain_last,
-        view._chain_end,
+        view._flat.chain_of,
+        view._flat.chain_parent,
+        view._flat.chain_last,
+        view._flat.chain_end,
         view._kinds,
         view._leaf_row,
         view._vis,
