@@ -1,8 +1,10 @@
 """Pruning an abandoned branch: what goes, and whether pi would read the file as before.
 
 A prune removes the lines of whole subtrees (an entry and every entry under it) and keeps every
-other line byte for byte, in order. This module only plans (pure, over the index); the write is
-:func:`pitui.core.actions.prune`, behind the guards of every write.
+other line byte for byte, in order. This module plans (pure, over the index: :func:`plan_prune`,
+:func:`plan_stale`) and carries a plan out (:func:`prune`, behind the guards of every write,
+:mod:`pitui.core.guards`; :func:`restore_pruned` undoes it). :mod:`pitui.core.actions` exports
+both with the other user actions.
 
 A plan is refused when pi would not read the same leaf, active path, context, labels and name
 afterwards:
@@ -26,11 +28,16 @@ which pi ignores).
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from pitui.core.edit import WriteError
+from pitui.core import edit, journal
+from pitui.core import trash as trash_files
+from pitui.core.edit import FileBusyError, WriteError
+from pitui.core.guards import check_write, trash_original
 from pitui.core.js import js_trim, parse_iso_ms
 from pitui.core.problems import ProblemKind
 from pitui.core.session import EntryMeta, Session
@@ -38,12 +45,17 @@ from pitui.core.units import format_bytes, format_count, plural
 
 __all__ = [
     "DAY_SECONDS",
+    "PRUNE_SUFFIX",
     "PrunePlan",
     "PruneRefusedError",
+    "Pruned",
     "StaleBranch",
     "StalePlan",
     "plan_prune",
     "plan_stale",
+    "prune",
+    "pruned_original",
+    "restore_pruned",
     "subtree",
 ]
 
@@ -312,6 +324,125 @@ def plan_prune(
             raise PruneRefusedError(f"entry {uid} is not in {session.path}")
         tops.append(meta)
     return _plan(_Refs(session, _active(session, keep)), tops, drop_labels=drop_labels)
+
+
+# ------------------------------------------------------------------------------ the write
+
+PRUNE_SUFFIX = ".before-prune"
+
+
+@dataclass(frozen=True, slots=True)
+class Pruned:
+    """What a prune did: the plan it carried out, the file's size before and after, and where
+    the original is (in the trash, as ``<name>.before-prune``; ``original`` is its record)."""
+
+    path: str
+    plan: PrunePlan
+    size_before: int
+    size_after: int
+    original_kept: str
+    original: trash_files.TrashedItem | None
+
+
+def prune(
+    session: Session,
+    uids: Sequence[str],
+    *,
+    force: bool = False,
+    clock: float | None = None,
+    keep: Sequence[EntryMeta] = (),
+    drop_labels: bool = False,
+) -> Pruned:
+    """Remove the subtrees under the entries ``uids`` from the file (see
+    :func:`plan_prune` for what is refused), keeping every other line byte for byte and in
+    order: the original goes to the trash first, then the file is rewritten atomically
+    (:func:`~pitui.core.edit.rewrite_without`). The guards of every write apply (pi writing it,
+    a line still being written, a cut last line). :func:`restore_pruned` gives the original
+    back. The session is read again afterwards. ``keep`` and ``drop_labels``: as for
+    :func:`plan_prune`."""
+    session.refresh()
+    check_write(session, force=force, clock=clock, linearize=False)
+    plan = plan_prune(session, uids, keep=keep, drop_labels=drop_labels)
+    stat = os.stat(session.path)
+    before = edit.FileState((stat.st_dev, stat.st_ino), stat.st_size)
+    if stat.st_size != session.end_offset:
+        raise FileBusyError(f"{session.path} changed while pitui was reading it; try again")
+    drop = _merged((meta.offset, meta.offset + meta.length + 1) for meta in plan.entries)
+    leaf, count = session.leaf_id, len(session.entries)
+    kept, item = trash_original(session.path, PRUNE_SUFFIX)
+    try:
+        after = edit.rewrite_without(session.path, drop, before)
+    except WriteError:
+        if item is not None:  # nothing changed: the copy in the trash is not needed
+            with contextlib.suppress(OSError):
+                os.unlink(item.stored)
+                os.unlink(item.info)
+        raise
+    journal.remember_write(session.path)
+    if item is not None:
+        journal.log_prune(session.path, item.info)
+    session.reload()
+    if session.leaf_id != leaf or len(session.entries) != count - len(plan.entries):
+        raise WriteError(
+            f"{session.path} does not read as planned after the prune; the original is in the "
+            f"trash: {kept} (pitui restore {session.path})"
+        )
+    return Pruned(session.path, plan, before.size, after.size, kept, item)
+
+
+def _merged(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def pruned_original(path: str) -> trash_files.TrashedItem | None:
+    """The most recent original of ``path`` that a prune put in the trash, if any."""
+    if not trash_files.restore_supported():
+        return None
+    found = trash_files.find_trashed(f"{os.path.abspath(path)}{PRUNE_SUFFIX}")
+    return found[0] if found else None
+
+
+def restore_pruned(
+    path: str, item: trash_files.TrashedItem | None = None, *, force: bool = False
+) -> trash_files.TrashedItem:
+    """Undo a prune: the original (``item``, else the latest one in the trash) replaces the
+    pruned file, atomically. Refused when the file changed since the prune (pi wrote to it:
+    that would be lost), unless ``force``: then the file as it is goes to the trash first.
+    Returns the record, with ``original`` the session's path."""
+    path = os.path.abspath(path)
+    if not trash_files.restore_supported():
+        raise trash_files.TrashError("restoring from the trash needs the freedesktop trash (Linux)")
+    item = item or pruned_original(path)
+    if item is None or not os.path.lexists(item.stored):
+        raise trash_files.TrashError(f"the trash holds no original of {path} from before a prune")
+    try:
+        stat: os.stat_result | None = os.stat(path)
+    except FileNotFoundError:
+        stat = None
+    except OSError as exc:
+        raise trash_files.TrashError(f"{path}: {exc.strerror or exc}") from exc
+    if stat is not None and not journal.is_pruned_state(path, stat, item.info):
+        if not force:
+            raise trash_files.TrashError(
+                f"{path} changed since it was pruned (pi wrote to it?): restoring the original "
+                "would lose that (use --force to restore anyway; the file as it is now goes to "
+                "the trash first)"
+            )
+        trash_files.trash(path)
+    try:
+        os.replace(item.stored, path)  # the trash is on the file's own file system
+    except OSError as exc:
+        raise trash_files.TrashError(f"cannot restore {path}: {exc.strerror or exc}") from exc
+    with contextlib.suppress(OSError):
+        os.unlink(item.info)
+    journal.remember_write(path)
+    return trash_files.TrashedItem(path, item.stored, item.info, item.deleted_at)
 
 
 # ------------------------------------------------------------------------------ the bulk form
