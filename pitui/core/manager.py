@@ -42,30 +42,26 @@ import builtins
 import os
 import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel
 
 from pitui.core import actions, edit
 from pitui.core.actions import Pruned
-from pitui.core.context import ModelRef
 from pitui.core.context import build_context_entries as _context_entries
 from pitui.core.context import build_session_context as _session_context
 from pitui.core.js import normalize_session_name
-from pitui.core.jsonl import open_buffer
 from pitui.core.lookup import EntryNotFoundError, find_most_recent_session
-from pitui.core.models import (
-    Entry,
-    Message,
-    Role,
-    SessionHeader,
-    UnknownMessage,
-    parse_entry,
-    parse_header,
-    parse_message,
-    to_raw,
+from pitui.core.manager_io import (
+    ContextResult,
+    MessageInput,
+    TreeNode,
+    checked_message,
+    json_value,
+    message_raw,
+    parse_meta,
 )
+from pitui.core.models import Entry, SessionHeader, parse_header, parse_message
 from pitui.core.paths import session_dir_for, session_file_name
 from pitui.core.prune import PrunePlan, plan_prune
 from pitui.core.session import EntryMeta, Session
@@ -80,104 +76,6 @@ __all__ = [
     "SessionManager",
     "TreeNode",
 ]
-
-MessageInput = BaseModel | Mapping[str, Any]
-"""A message to append: one of the message models (``UserMessage``, ``AssistantMessage``, ...)
-or a JSON-like dict with a ``role``."""
-
-# Roles pi refuses in message entries: these are made from compaction / branch_summary entries.
-_DERIVED_ROLES = frozenset({Role.BRANCH_SUMMARY, Role.COMPACTION_SUMMARY})
-
-
-@dataclass(frozen=True, slots=True)
-class ContextResult:
-    """What :meth:`SessionManager.build_session_context` returns (pi's ``SessionContext``).
-
-    ``messages`` are models; ``raw_messages`` are the same messages as JSON objects (what
-    :func:`pitui.core.context.to_llm_messages` takes); ``sources`` names, per message, the entry
-    it came from (a compaction yields several).
-    """
-
-    messages: list[Message]
-    thinking_level: str
-    model: ModelRef | None
-    raw_messages: list[dict[str, Any]]
-    sources: list[str]
-
-
-class TreeNode:
-    """One node of :meth:`SessionManager.get_tree` (pi's ``SessionTreeNode``).
-
-    ``meta`` is the index record (cheap); ``entry`` parses the full entry from the file on first
-    use. ``children`` are in pi's order (timestamp, stable).
-    """
-
-    __slots__ = ("_entry", "_session", "children", "label", "label_timestamp", "meta")
-
-    def __init__(
-        self, session: Session, meta: EntryMeta, label: str | None, label_timestamp: str | None
-    ) -> None:
-        self._session = session
-        self._entry: Entry | None = None
-        self.meta = meta
-        self.children: list[TreeNode] = []
-        self.label = label
-        self.label_timestamp = label_timestamp
-
-    @property
-    def id(self) -> str:
-        return self.meta.uid
-
-    @property
-    def entry(self) -> Entry:
-        if self._entry is None:
-            self._entry = _parse(self._session, self.meta)
-        return self._entry
-
-    def __repr__(self) -> str:
-        return f"<TreeNode {self.meta.uid} {self.meta.type} children={len(self.children)}>"
-
-
-def _parse(view: Session, meta: EntryMeta) -> Entry:
-    """The entry as the library returns it. An entry without an id of its own gets its internal
-    id (``#<line>``, format §14), the one :meth:`SessionManager.get_leaf_id`, the tree and
-    :meth:`SessionManager.get_entry` use: one name for it everywhere (pi has none: its leaf id is
-    undefined and its branch empty, while its context walks from that entry)."""
-    raw = view.raw(meta)
-    if meta.id is None and isinstance(raw, dict):
-        raw = {**raw, "id": meta.uid}
-    return parse_entry(raw)
-
-
-def _message_raw(message: MessageInput) -> dict[str, Any]:
-    raw = to_raw(message) if isinstance(message, BaseModel) else dict(message)
-    if not isinstance(raw, dict) or not isinstance(raw.get("role"), str):
-        raise ValueError("a message needs a string 'role'")
-    return raw
-
-
-def _checked_message(message: MessageInput) -> dict[str, Any]:
-    """A message as JSON, validated for the roles pi knows; unknown roles pass (extensions)."""
-    raw = _message_raw(message)
-    role = raw["role"]
-    if role in _DERIVED_ROLES:
-        raise ValueError(
-            f"{role} messages are not stored in message entries; use append_compaction or "
-            "branch_with_summary"
-        )
-    parsed = parse_message(raw)
-    if isinstance(parsed, UnknownMessage) and role in Role.ALL:
-        raise ValueError(f"not a valid {role} message: {parsed.error}")
-    return raw
-
-
-def _json_value(value: Any) -> Any:
-    """A model becomes its JSON form; lists of models too. Everything else is kept."""
-    if isinstance(value, BaseModel):
-        return to_raw(value)
-    if isinstance(value, list):
-        return [_json_value(item) for item in value]
-    return value
 
 
 class SessionManager:
@@ -313,29 +211,11 @@ class SessionManager:
         Unlike pi, an old-format source is copied migrated (pi copied v1 entries without ids under
         a version-3 header); a version-3 source is copied line for line.
         """
-        source = os.path.abspath(os.fspath(source_path))
         folder = (
             os.fspath(session_dir) if session_dir is not None else str(session_dir_for(target_cwd))
         )
-        with Session.open(source, final=True) as src:
-            header = edit.new_header(
-                target_cwd,
-                parent_session=source,
-                clock=clock() if clock is not None else None,
-                rng=rng,
-            )
-            lines = [dump_header(header)]
-            if src.original_version >= 3:
-                with open_buffer(source) as data:
-                    for meta in src.entries:
-                        line = data[meta.offset : meta.offset + meta.length].rstrip(b"\r")
-                        lines.append(line + b"\n")
-            else:
-                lines.extend(dump_entry(src.raw(meta)) for meta in src.entries)
-        os.makedirs(folder, exist_ok=True)
-        target = os.path.join(folder, session_file_name(header["timestamp"], header["id"]))
-        edit.atomic_write(target, lines, exclusive=True)
-        actions.remember_write(target)
+        now = clock() if clock is not None else None
+        target = actions.fork(os.fspath(source_path), target_cwd, folder, clock=now, rng=rng)
         return cls(target_cwd, folder, target, True, clock=clock, rng=rng)
 
     @staticmethod
@@ -451,7 +331,7 @@ class SessionManager:
         ``appendMessage``). Returns its id. ``branchSummary`` / ``compactionSummary`` messages are
         refused (pi makes them from compaction and branch_summary entries); a known role with
         fields of the wrong type raises ``ValueError``; unknown roles (extensions) pass."""
-        return self._append("message", {"message": _checked_message(message)})
+        return self._append("message", {"message": checked_message(message)})
 
     def append_thinking_level_change(self, thinking_level: str) -> str:
         """Append a ``thinking_level_change`` (pi ``appendThinkingLevelChange``)."""
@@ -481,11 +361,11 @@ class SessionManager:
             fields["firstKeptEntryId"] = first_kept_entry_id
         fields["tokensBefore"] = tokens_before
         if retained_tail is not None:
-            fields["retainedTail"] = [_message_raw(m) for m in retained_tail]
+            fields["retainedTail"] = [message_raw(m) for m in retained_tail]
         if details is not None:
-            fields["details"] = _json_value(details)
+            fields["details"] = json_value(details)
         if usage is not None:
-            fields["usage"] = _json_value(usage) if isinstance(usage, BaseModel) else dict(usage)
+            fields["usage"] = json_value(usage) if isinstance(usage, BaseModel) else dict(usage)
         if from_hook is not None:
             fields["fromHook"] = from_hook
         return self._append("compaction", fields)
@@ -495,7 +375,7 @@ class SessionManager:
         ``appendCustomEntry``). ``data=None`` leaves the key out."""
         fields: dict[str, Any] = {"customType": custom_type}
         if data is not None:
-            fields["data"] = _json_value(data)
+            fields["data"] = json_value(data)
         return self._append("custom", fields)
 
     def append_session_info(self, name: str) -> str:
@@ -514,11 +394,11 @@ class SessionManager:
         ``appendCustomMessageEntry``, §5.8). ``display`` says whether pi shows it in the chat."""
         fields: dict[str, Any] = {
             "customType": custom_type,
-            "content": content if isinstance(content, str) else _json_value(list(content)),
+            "content": content if isinstance(content, str) else json_value(list(content)),
             "display": display,
         }
         if details is not None:
-            fields["details"] = _json_value(details)
+            fields["details"] = json_value(details)
         return self._append("custom_message", fields)
 
     def append_label_change(self, target_id: str, label: str | None = None) -> str:
@@ -547,7 +427,7 @@ class SessionManager:
         """An entry by id (pi ``getEntry``; a duplicated id finds its last occurrence)."""
         view = self._view()
         meta = view.get(entry_id)
-        return _parse(view, meta) if meta is not None else None
+        return parse_meta(view, meta) if meta is not None else None
 
     def get_branch(self, from_id: str | None = None) -> builtins.list[Entry]:
         """Root → ``from_id`` (default: the leaf), every entry type (pi ``getBranch``, §7.2).
@@ -557,7 +437,7 @@ class SessionManager:
         meta = view.get(start) if start is not None else None
         if meta is None:
             return []
-        return [_parse(view, m) for m in view.path_to(meta)]
+        return [parse_meta(view, m) for m in view.path_to(meta)]
 
     def get_tree(self) -> builtins.list[TreeNode]:
         """The session as a tree (pi ``getTree``): roots in file order (orphans are roots),
@@ -593,7 +473,7 @@ class SessionManager:
         if parent is None:
             return []
         children = sorted(parent.children or (), key=lambda m: m.line)
-        return [_parse(view, m) for m in children]
+        return [parse_meta(view, m) for m in children]
 
     def get_label(self, entry_id: str) -> str | None:
         """The entry's current label (pi ``getLabel``, §8.1)."""
@@ -629,7 +509,7 @@ class SessionManager:
             "summary": summary,
         }
         if details is not None:
-            fields["details"] = _json_value(details)
+            fields["details"] = json_value(details)
         if from_hook is not None:
             fields["fromHook"] = from_hook
         try:
@@ -643,7 +523,7 @@ class SessionManager:
     def build_context_entries(self) -> builtins.list[Entry]:
         """The entries that make up what the model sees at the leaf (§10.3, [new] rules)."""
         view = self._view()
-        return [_parse(view, m) for m in _context_entries(view, self._leaf)]
+        return [parse_meta(view, m) for m in _context_entries(view, self._leaf)]
 
     def build_session_context(self) -> ContextResult:
         """Messages, thinking level and model at the leaf (pi ``buildSessionContext``, §10.4)."""
@@ -659,7 +539,7 @@ class SessionManager:
     def get_entries(self) -> builtins.list[Entry]:
         """Every entry in file order, header excluded (pi ``getEntries``)."""
         view = self._view()
-        return [_parse(view, m) for m in view.entries]
+        return [parse_meta(view, m) for m in view.entries]
 
     def get_header(self) -> SessionHeader | None:
         """The header (pi ``getHeader``), as version 3."""
