@@ -155,7 +155,7 @@ def _print_file(report: FileReport, *, detailed: bool) -> None:
 def _print_scope(
     reports: list[FileReport], leftovers: list[TempFile], unreadable: dict[str, str]
 ) -> None:
-    from pitui.core.units import format_bytes, format_count
+    from pitui.core.units import format_bytes, format_count, plural
 
     for folder, reason in unreadable.items():
         out(f"{folder}: cannot read the folder ({reason}): its session files are not checked")
@@ -173,7 +173,7 @@ def _print_scope(
         )
     unhealthy = sum(1 for r in reports if not r.healthy)
     out(
-        f"checked {len(reports)} file{'s' if len(reports) != 1 else ''}: "
+        f"checked {plural(len(reports), 'file')}: "
         f"{len(reports) - unhealthy} healthy, {unhealthy} with problems"
     )
     biggest = sorted((r for r in reports if r.size), key=lambda r: -(r.size or 0))

@@ -32,6 +32,7 @@ from pitui.cli.common import (
     session_dir_option,
 )
 from pitui.core.paths import normalize_session_path, shorten_home
+from pitui.core.units import plural
 
 if TYPE_CHECKING:
     from pitui.core.search import Query
@@ -255,7 +256,7 @@ def _describe(candidate: Candidate) -> None:
         out(f"      {where}")
     if candidate.forks:
         count = len(candidate.forks)
-        out(f"      parent of {count} fork{'s' if count != 1 else ''} (they stay):")
+        out(f"      parent of {plural(count, 'fork')} (they stay):")
         for fork in candidate.forks:
             out(f"        {shorten_home(fork)}")
     if candidate.skipped:
@@ -263,7 +264,7 @@ def _describe(candidate: Candidate) -> None:
 
 
 def _confirm(count: int) -> bool:
-    sys.stderr.write(f"Move {count} session{'s' if count != 1 else ''} to the trash? [y/N] ")
+    sys.stderr.write(f"Move {plural(count, 'session')} to the trash? [y/N] ")
     sys.stderr.flush()
     answer = sys.stdin.readline()
     return answer.strip().lower() in ("y", "yes")
@@ -296,7 +297,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.json:
         if todo:
             what = "would go to the trash" if args.dry_run else "selected"
-            out(f"{len(todo)} session{'s' if len(todo) != 1 else ''} {what}:")
+            out(f"{plural(len(todo), 'session')} {what}:")
         for candidate in candidates:
             _describe(candidate)
         if not candidates:
@@ -318,7 +319,7 @@ def run(args: argparse.Namespace) -> int:
         emit_json(report)
     else:
         done = len(report["trashed"])
-        out(f"moved {done} session{'s' if done != 1 else ''} to the trash (pitui restore --last)")
+        out(f"moved {plural(done, 'session')} to the trash (pitui restore --last)")
         for failure in report["failed"]:
             out(f"  failed: {failure['error']}")
     if report["failed"]:

@@ -51,7 +51,7 @@ from pitui.core.session import (
     UnreadableError,
     UnsupportedFormatError,
 )
-from pitui.core.units import format_bytes, format_duration
+from pitui.core.units import format_bytes, format_duration, plural
 
 __all__ = [
     "BigEntry",
@@ -671,11 +671,7 @@ def headline(report: FileReport) -> str:
     if report.healthy:
         return "healthy"
     counts = report.counts()
-    parts = [
-        f"{counts[level]} {level}{'s' if counts[level] != 1 else ''}"
-        for level in ("error", "warning")
-        if counts[level]
-    ]
+    parts = [plural(counts[level], level) for level in ("error", "warning") if counts[level]]
     status = {
         "empty": "empty",
         "not-a-session": "not a pi session",
@@ -725,7 +721,7 @@ def report_lines(
             parts = ", ".join(
                 f"{kind} {format_bytes(n)}" for kind, n in list(big.parts.items())[:3]
             )
-            images = f"; {big.images} image{'s' if big.images != 1 else ''}" if big.images else ""
+            images = f"; {plural(big.images, 'image')}" if big.images else ""
             out(
                 f"    line {big.line} (byte {big.offset})  {format_bytes(big.length)}  {big.uid} "
                 f"{what}: {parts}{images}"

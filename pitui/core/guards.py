@@ -47,6 +47,7 @@ from pitui.core.paths import open_regular
 from pitui.core.problems import ProblemKind
 from pitui.core.session import Session
 from pitui.core.stringify import dump_entry
+from pitui.core.units import plural
 
 __all__ = [
     "Build",
@@ -197,7 +198,7 @@ class MigrationLossError(WriteError):
         more = f" and {len(lines) - 5} more" if len(lines) > 5 else ""
         super().__init__(
             f"{path} is in an old format: migrating it to version 3 before writing (as pi does) "
-            f"would drop or change {len(lines)} line{'s' if len(lines) != 1 else ''}, as pi "
+            f"would drop or change {plural(len(lines), 'line')}, as pi "
             f"does when it opens it: {shown}{more}. Nothing was written (use --force to "
             "migrate anyway; the original is kept in the trash)"
         )

@@ -101,20 +101,23 @@ def _model_name(message: AssistantMessage) -> str | None:
     return name
 
 
+# how an error or an abort heads the message: (words, their style, the error text's style)
+_STOPPED: dict[str, tuple[str, Style, Style]] = {
+    "error": ("⚠ error", ERROR_STYLE, ERROR_TEXT),
+    "aborted": ("⏹ aborted", WARN_STYLE, WARN_STYLE),
+}
+
+
 def _stop_reason(message: AssistantMessage) -> Text | None:
     reason = message.stopReason
     error = message.errorMessage
-    if reason == "error":
-        line = Text("⚠ error", style=ERROR_STYLE, end="")
+    stopped = _STOPPED.get(reason) if isinstance(reason, str) else None
+    if stopped is not None:
+        words, style, text_style = stopped
+        line = Text(words, style=style, end="")
         if error:
-            line.append(": ", ERROR_STYLE)
-            line.append_text(safe_text(error, max_chars=2_000, style=ERROR_TEXT))
-        return line
-    if reason == "aborted":
-        line = Text("⏹ aborted", style=WARN_STYLE, end="")
-        if error:
-            line.append(": ", WARN_STYLE)
-            line.append_text(safe_text(error, max_chars=2_000, style=WARN_STYLE))
+            line.append(": ", style)
+            line.append_text(safe_text(error, max_chars=2_000, style=text_style))
         return line
     if reason == "length":
         return Text("✂ cut off: the reply hit the output token limit", style=WARN_STYLE, end="")

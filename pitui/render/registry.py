@@ -493,38 +493,30 @@ class RendererRegistry:
 
     def lookup(self, entry: RenderEntry) -> Registration | None:
         """The registration that draws ``entry`` (None: the fallback)."""
-        self.load_plugins()
-        key = entry.key
-        state = self._state
-        try:
-            return state.cache[key]
-        except KeyError:
-            pass
-        found: Registration | None = None
-        for pattern in _patterns(key):
-            regs = state.by_pattern.get(pattern)
-            if regs:
-                found = regs[-1]
-                break
-        state.cache[key] = found
-        return found
+        return self._lookup(entry, compact=False)
 
     def lookup_compact(self, entry: RenderEntry) -> Registration | None:
         """The most specific registration with a compact form for ``entry``."""
+        return self._lookup(entry, compact=True)
+
+    def _lookup(self, entry: RenderEntry, *, compact: bool) -> Registration | None:
+        """The last registration of the most specific pattern matching ``entry`` (with a compact
+        form, for ``compact``), cached per key until the registrations change."""
         self.load_plugins()
         key = entry.key
         state = self._state
+        cache = state.compact_cache if compact else state.cache
         try:
-            return state.compact_cache[key]
+            return cache[key]
         except KeyError:
             pass
         found: Registration | None = None
         for pattern in _patterns(key):
-            with_compact = [reg for reg in state.by_pattern.get(pattern, ()) if reg.compact]
-            if with_compact:
-                found = with_compact[-1]
+            regs = [reg for reg in state.by_pattern.get(pattern, ()) if reg.compact or not compact]
+            if regs:
+                found = regs[-1]
                 break
-        state.compact_cache[key] = found
+        cache[key] = found
         return found
 
     # --- slow renderers ------------------------------------------------------------------

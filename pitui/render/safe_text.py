@@ -42,6 +42,8 @@ from rich.segment import Segment
 from rich.style import Style, StyleType
 from rich.text import Span, Text
 
+from pitui.core.units import plural
+
 __all__ = [
     "DEFAULT_MAX_CHARS",
     "LINE_MAX_CHARS",
@@ -353,9 +355,9 @@ def _cut(s: str, max_chars: int | None, max_lines: int | None) -> tuple[str, str
         # the rest starts with the newline that ended the last kept line; a final newline ends
         # the last line rather than starting another
         more = s.count("\n", cut_at) - int(s.endswith("\n"))
-        return s[:cut_at], f"… ({more:,} more line{'s' if more != 1 else ''})"
+        return s[:cut_at], f"… ({plural(more, 'more line')})"
     more = len(s) - cut_at
-    return s[:cut_at], f"… ({more:,} more character{'s' if more != 1 else ''})"
+    return s[:cut_at], f"… ({plural(more, 'more character')})"
 
 
 def needs_truncation(s: str, *, max_chars: int | None, max_lines: int | None = None) -> bool:
