@@ -116,85 +116,110 @@ def build_session_context(session: Session, leaf: Leaf = "default") -> SessionCo
     for meta in entries:
         etype = meta.type
         if etype == "message":
-            raw = session.raw(meta)
-            message = raw.get("message")
-            if type(message) is not dict:
-                continue
             edit = edits.get(meta.id) if meta.id is not None else None
-            if edit is not None:
-                replacement = edit.get("replacement")
-                if replacement is None:
-                    continue
-                message = dict(message)
-                content = replacement.get("content") if type(replacement) is dict else replacement
-                if message.get("role") in ("assistant", "toolResult"):
-                    content = _as_text_blocks(content)
-                message["content"] = content
-            elif (
-                message.get("role") in ("user", "assistant", "toolResult")
-                and message.get("content") is None
-            ):
-                message = dict(message)
-                message["content"] = []
-            context.messages.append(message)
-            context.sources.append(meta.uid)
+            _add_message(context, session.raw(meta), meta, edit)
         elif etype == "custom_message":
-            raw = session.raw(meta)
             edit = edits.get(meta.id) if meta.id is not None else None
-            if edit is not None and edit.get("replacement") is None:
-                continue
-            content = raw.get("content")
-            if edit is not None:
-                replacement = edit.get("replacement")
-                content = replacement.get("content") if type(replacement) is dict else replacement
-            custom: dict[str, Any] = {
-                "role": "custom",
-                "customType": raw.get("customType"),
-                "content": [] if content is None else content,
-                "display": raw.get("display"),
-            }
-            if "details" in raw:
-                custom["details"] = raw["details"]
-            custom["timestamp"] = iso_to_ms(meta.timestamp)
-            context.messages.append(custom)
-            context.sources.append(meta.uid)
+            _add_custom_message(context, session.raw(meta), meta, edit)
         elif etype == "branch_summary":
-            raw = session.raw(meta)
-            summary = raw.get("summary")
-            if summary:
-                context.messages.append(
-                    {
-                        "role": "branchSummary",
-                        "summary": summary,
-                        "fromId": raw.get("fromId"),
-                        "timestamp": iso_to_ms(meta.timestamp),
-                    }
-                )
-                context.sources.append(meta.uid)
-        elif etype == "compaction":
-            if meta is not entries[0]:
-                continue  # an older compaction inside a kept range yields nothing (format §10.4)
-            raw = session.raw(meta)
-            system = raw.get("systemMessage")
-            if isinstance(system, dict):
-                context.messages.append(system)
-                context.sources.append(meta.uid)
-            context.messages.append(
-                {
-                    "role": "compactionSummary",
-                    "summary": raw.get("summary"),
-                    "tokensBefore": raw.get("tokensBefore"),
-                    "timestamp": iso_to_ms(meta.timestamp),
-                }
-            )
-            context.sources.append(meta.uid)
-            tail = raw.get("retainedTail")
-            if type(tail) is list:
-                for message in tail:
-                    if type(message) is dict:
-                        context.messages.append(message)
-                        context.sources.append(meta.uid)
+            _add_branch_summary(context, session.raw(meta), meta)
+        elif etype == "compaction" and meta is entries[0]:
+            # (an older compaction inside a kept range yields nothing, format §10.4)
+            _add_compaction(context, session.raw(meta), meta)
     return context
+
+
+def _replacement_content(replacement: Any) -> Any:
+    """What a ``context_edit``'s replacement puts in place of a message's content."""
+    return replacement.get("content") if type(replacement) is dict else replacement
+
+
+def _add_message(
+    context: SessionContext, raw: dict[str, Any], meta: EntryMeta, edit: dict[str, Any] | None
+) -> None:
+    """A ``message`` entry's message, as a ``context_edit`` on the path leaves it (dropped when
+    the edit has no replacement); a missing content of a conversation message reads ``[]``."""
+    message = raw.get("message")
+    if type(message) is not dict:
+        return
+    if edit is not None:
+        replacement = edit.get("replacement")
+        if replacement is None:
+            return
+        message = dict(message)
+        content = _replacement_content(replacement)
+        if message.get("role") in ("assistant", "toolResult"):
+            content = _as_text_blocks(content)
+        message["content"] = content
+    elif (
+        message.get("role") in ("user", "assistant", "toolResult")
+        and message.get("content") is None
+    ):
+        message = dict(message)
+        message["content"] = []
+    context.messages.append(message)
+    context.sources.append(meta.uid)
+
+
+def _add_custom_message(
+    context: SessionContext, raw: dict[str, Any], meta: EntryMeta, edit: dict[str, Any] | None
+) -> None:
+    """An extension's ``custom_message`` as the ``custom`` message pi builds from it."""
+    if edit is not None and edit.get("replacement") is None:
+        return
+    content = raw.get("content")
+    if edit is not None:
+        content = _replacement_content(edit.get("replacement"))
+    custom: dict[str, Any] = {
+        "role": "custom",
+        "customType": raw.get("customType"),
+        "content": [] if content is None else content,
+        "display": raw.get("display"),
+    }
+    if "details" in raw:
+        custom["details"] = raw["details"]
+    custom["timestamp"] = iso_to_ms(meta.timestamp)
+    context.messages.append(custom)
+    context.sources.append(meta.uid)
+
+
+def _add_branch_summary(context: SessionContext, raw: dict[str, Any], meta: EntryMeta) -> None:
+    """A ``branch_summary`` with a summary, as a ``branchSummary`` message."""
+    summary = raw.get("summary")
+    if summary:
+        context.messages.append(
+            {
+                "role": "branchSummary",
+                "summary": summary,
+                "fromId": raw.get("fromId"),
+                "timestamp": iso_to_ms(meta.timestamp),
+            }
+        )
+        context.sources.append(meta.uid)
+
+
+def _add_compaction(context: SessionContext, raw: dict[str, Any], meta: EntryMeta) -> None:
+    """The compaction the context starts from: its system checkpoint (pi 1.x), the
+    ``compactionSummary`` message, then the messages of its ``retainedTail``."""
+    system = raw.get("systemMessage")
+    if isinstance(system, dict):
+        context.messages.append(system)
+        context.sources.append(meta.uid)
+    context.messages.append(
+        {
+            "role": "compactionSummary",
+            "summary": raw.get("summary"),
+            "tokensBefore": raw.get("tokensBefore"),
+            "timestamp": iso_to_ms(meta.timestamp),
+        }
+    )
+    context.sources.append(meta.uid)
+    tail = raw.get("retainedTail")
+    if type(tail) is list:
+        for message in tail:
+            if type(message) is dict:
+                context.messages.append(message)
+                context.sources.append(meta.uid)
 
 
 def _context_edits(session: Session, path: list[EntryMeta]) -> dict[str, dict[str, Any]]:
