@@ -1,5 +1,5 @@
-"""The raw writes under :mod:`pitui.core.actions` (which holds every guard): appends, rewrites,
-new files, ids, and the entries pi would write.
+"""The raw writes under :mod:`pitui.core.actions` (its guards: :mod:`pitui.core.guards`):
+appends, rewrites, new files, ids, and the entries pi would write.
 
 The discipline (format §9, brief "Never lose or corrupt a user's session"):
 

@@ -233,26 +233,24 @@ class _Guarded:
         if self._failed is not None:
             yield from console.render(self._failed, options)
             return
-        start = registry.clock()
         try:
-            segments = registry._call(
-                self.registration, lambda: list(console.render(self._cast(), options))
+            segments = registry._watched(
+                self.registration,
+                self.entry,
+                lambda: list(console.render(self._cast(), options)),
             )
-        except Abandoned as exc:
-            registry._switch_off(self.registration, self.entry, exc)
+        except Abandoned:
             self._failed = fallback_view(
                 self.entry, self.ctx, note=registry._slow_note(self.registration)
             )
             yield from console.render(self._failed, options)
             return
         except (Exception, SystemExit) as exc:
-            registry._note_time(self.registration, self.entry, registry.clock() - start)
             self._failed = registry._failure_view(
                 self.entry, self.ctx, self.registration, exc, "draw"
             )
             yield from console.render(self._failed, options)
             return
-        registry._note_time(self.registration, self.entry, registry.clock() - start)
         yield from sanitize_segments(segments)
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
@@ -543,6 +541,21 @@ class RendererRegistry:
         """``func()`` (a call into ``reg``'s code), under the deadline if ``reg`` is isolated."""
         return call_with_deadline(func, self.deadline if reg.isolated else None)
 
+    def _watched(self, reg: Registration, entry: RenderEntry, func: Callable[[], T]) -> T:
+        """:meth:`_call`, timed against ``reg``'s budget. A call that hung switches ``reg``'s
+        plug-in off; what it raised (:class:`Abandoned` included) is raised again."""
+        start = self.clock()
+        try:
+            result = self._call(reg, func)
+        except Abandoned as exc:
+            self._switch_off(reg, entry, exc)
+            raise
+        except (Exception, SystemExit):
+            self._note_time(reg, entry, self.clock() - start)
+            raise
+        self._note_time(reg, entry, self.clock() - start)
+        return result
+
     def _switch_off(self, reg: Registration, entry: RenderEntry, exc: Abandoned) -> None:
         """``reg`` hung: it, and every renderer of its plug-in, are off for the rest of the run."""
         state = self._state
@@ -613,16 +626,12 @@ class RendererRegistry:
         model_error = entry.model_error
         if model_error is not None:
             return self._failure_view(entry, ctx, None, model_error, "model")
-        start = self.clock()
         try:
-            result = self._call(reg, lambda: reg.renderer(entry, ctx))
-        except Abandoned as exc:
-            self._switch_off(reg, entry, exc)
+            result = self._watched(reg, entry, lambda: reg.renderer(entry, ctx))
+        except Abandoned:
             return fallback_view(entry, ctx, note=self._slow_note(reg))
         except (Exception, SystemExit) as exc:
-            self._note_time(reg, entry, self.clock() - start)
             return self._failure_view(entry, ctx, reg, exc, "call")
-        self._note_time(reg, entry, self.clock() - start)
         return self._check_result(result, reg, entry, ctx)
 
     def render_compact(self, entry: RenderEntry, ctx: RenderContext) -> Text:
@@ -632,20 +641,16 @@ class RendererRegistry:
             return fallback_compact(entry, ctx)
         if entry.model_error is not None:
             return compact_error(entry, ctx)
-        start = self.clock()
         compact = reg.compact
         try:
-            result = self._call(reg, lambda: compact(entry, ctx))
-        except Abandoned as exc:
-            self._switch_off(reg, entry, exc)
+            result = self._watched(reg, entry, lambda: compact(entry, ctx))
+        except Abandoned:
             return fallback_compact(entry, ctx)
         except (Exception, SystemExit) as exc:
-            self._note_time(reg, entry, self.clock() - start)
             self._failures.append(
                 RenderFailure(reg.name, reg.plugin, entry.id, "call", one_line(exception_text(exc)))
             )
             return compact_error(entry, ctx)
-        self._note_time(reg, entry, self.clock() - start)
         if isinstance(result, str):
             return safe_line(result)
         if isinstance(result, Text):
