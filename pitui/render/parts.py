@@ -26,6 +26,7 @@ from rich.style import Style, StyleType
 from rich.syntax import Syntax
 from rich.text import Text
 
+from pitui.core.facts import usage_numbers
 from pitui.core.units import format_cost, format_count, plural
 from pitui.render.safe_text import (
     MARKER_STYLE,
@@ -565,38 +566,32 @@ def json_block(
     max_chars: int | None = 4_000,
 ) -> RenderableType:
     """An untrusted JSON value, pretty-printed, highlighted and folded."""
-    if expanded:
-        max_chars = max_lines = None
-    kept, marker = cut_text(dump_json(value), max_chars, max_lines)
-    if len(kept) > MARKDOWN_MAX_CHARS:
-        return _with_marker(OutputBlock(kept), marker)
-    return _with_marker(HighlightedCode(sanitize_plain(kept), "json", dark=dark), marker)
+    return syntax_block(
+        dump_json(value),
+        "json",
+        dark=dark,
+        expanded=expanded,
+        max_lines=max_lines,
+        max_chars=max_chars,
+    )
 
 
 # --- numbers, times -------------------------------------------------------------------------
 
 
-_USAGE_PARTS: Final = (
-    ("input", "in"),
-    ("output", "out"),
-    ("cacheRead", "cache read"),
-    ("cacheWrite", "cache write"),
-)
+_USAGE_WORDS: Final = ("in", "out", "cache read", "cache write")
 
 
 def usage_text(usage: object) -> str | None:
-    """``393 in · 149 out · 2,988 cache read · $0.0042``; None when there is nothing to say."""
+    """``393 in · 149 out · 2,988 cache read · $0.0042``; None when there is nothing to say.
+    The numbers are read as every total reads them (:func:`pitui.core.facts.usage_numbers`)."""
     if not isinstance(usage, Mapping):
         return None
-    parts: list[str] = []
-    for key, word in _USAGE_PARTS:
-        value = usage.get(key)
-        if isinstance(value, int | float) and not isinstance(value, bool) and value:
-            parts.append(f"{format_count(value)} {word}")
-    cost = usage.get("cost")
-    total = cost.get("total") if isinstance(cost, Mapping) else None
-    if type(total) in (int, float) and total:  # (no cost is not said: "$0.0000" is noise)
-        parts.append(format_cost(total))
+    *tokens, cost = usage_numbers(dict(usage))
+    pairs = zip(tokens, _USAGE_WORDS, strict=True)
+    parts = [f"{format_count(value)} {word}" for value, word in pairs if value]
+    if cost:  # (no cost is not said: "$0.0000" is noise)
+        parts.append(format_cost(cost))
     return " · ".join(parts) or None
 
 
