@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import orjson
-from pydantic import BaseModel
 
 from pitui.core.js import json_number
-from pitui.core.models import EntryType, to_raw
+from pitui.core.names import EntryType
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 __all__ = [
     "dump_entry",
@@ -218,12 +220,24 @@ def dump_json_line(obj: Any) -> bytes:
     return (_js_stringify(obj) + "\n").encode("utf-8")
 
 
+def _as_json(value: Mapping[str, Any] | BaseModel) -> Any:
+    """A model as the JSON object it stands for; anything else as it is. The models are imported
+    only for a model: writing plain entries (every append pitui makes) needs no pydantic."""
+    if isinstance(value, Mapping):
+        return value
+    from pydantic import BaseModel
+
+    from pitui.core.models import to_raw
+
+    return to_raw(value) if isinstance(value, BaseModel) else value
+
+
 def dump_entry(entry: Mapping[str, Any] | BaseModel) -> bytes:
     """One entry line exactly as pi writes it: pi's key order (§9.5), compact, ``\\n``-terminated.
 
     Raises TypeError for values that are not JSON (sets, objects, non-str keys).
     """
-    raw = to_raw(entry) if isinstance(entry, BaseModel) else entry
+    raw = _as_json(entry)
     if not isinstance(raw, Mapping):
         raise TypeError("an entry must be a JSON object")
     return dump_json_line(order_entry_keys(raw))
@@ -232,7 +246,7 @@ def dump_entry(entry: Mapping[str, Any] | BaseModel) -> bytes:
 def dump_header(header: Mapping[str, Any] | BaseModel) -> bytes:
     """The header line exactly as pi writes it (key order ``type, version, id, timestamp, cwd,
     parentSession``, then any other keys in their order)."""
-    raw = to_raw(header) if isinstance(header, BaseModel) else header
+    raw = _as_json(header)
     if not isinstance(raw, Mapping):
         raise TypeError("a header must be a JSON object")
     return dump_json_line(order_header_keys(raw))
