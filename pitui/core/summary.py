@@ -41,19 +41,17 @@ from pitui.core.js import (
 )
 from pitui.core.jsonl import BOM, Lines, parse_json_line, read_range
 from pitui.core.labels import apply_label
-from pitui.core.migrate import header_version
-from pitui.core.record import Record
-from pitui.core.records import (
-    UNSET,
-    DecodeError,
+from pitui.core.listing_lines import (
     ListingAssistant,
     ListingLine,
     ListingToolResult,
     ListingUser,
-    Usage,
     decode_listing_line,
     decode_listing_lines,
 )
+from pitui.core.migrate import header_version
+from pitui.core.record import Record
+from pitui.core.records import UNSET, DecodeError, Usage
 from pitui.core.session_info import SessionInfo, listing_element
 
 __all__ = [
@@ -185,7 +183,7 @@ class SummaryState:
         is parsed.
 
         Up to the header, every line is parsed whole. After it the lines are decoded a block at
-        a time by ``records.ListingLine`` (msgspec's ``decode_lines``: only the fields read
+        a time by ``listing_lines.ListingLine`` (msgspec's ``decode_lines``: only the fields read
         here, in C, every other value skipped unread); a block holding a line that does not
         decode so (not JSON, not an object, a value of another type than pi writes, a text
         with a lone surrogate or bytes that are not UTF-8) is read line by line, and such a line
