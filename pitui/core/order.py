@@ -1,7 +1,8 @@
 """The picker's row order without a search query, for a whole store at once.
 
-:func:`threaded_order` gives the items of ``filter_and_sort(items, "", "threaded")``'s rows
-without building a row per session; :func:`path_keys` the threaded view's path normalisation
+:func:`ordered` is that order for any sort mode and the Named filter; :func:`threaded_order`
+gives the items of ``filter_and_sort(items, "", "threaded")``'s rows without building a row per
+session; :func:`path_keys` the threaded view's path normalisation
 (real absolute paths) from a folder scan, without resolving every listed file.
 """
 
@@ -16,9 +17,9 @@ from pitui.core import paths
 
 if TYPE_CHECKING:
     from pitui.core.scan import Scan
-    from pitui.core.search import S, SearchableSession
+    from pitui.core.search import S, SearchableSession, SortMode
 
-__all__ = ["PathKeys", "path_keys", "threaded_order"]
+__all__ = ["PathKeys", "ordered", "path_keys", "threaded_order"]
 
 _path_attr = operator.attrgetter("path")
 _parent_attr = operator.attrgetter("parent_session_path")
@@ -72,6 +73,19 @@ def path_keys(
         folder, name = os.path.split(path)
         keys[path] = os.path.join(real_dir(folder), name)
     return keys
+
+
+def ordered(items: Sequence[S], mode: SortMode, named_only: bool, keys: PathKeys) -> list[S]:
+    """The items of ``filter_and_sort(items, "", mode, named_only)``'s rows, the threaded view
+    through :func:`threaded_order`; ``keys`` normalise paths (see :func:`path_keys`)."""
+    normalize = keys.__getitem__
+    if mode == "threaded" and not named_only:  # (the search module is not even imported)
+        return threaded_order(list(items), normalize)
+    from pitui.core.search import filter_and_sort, named_filter
+
+    if mode != "threaded":
+        return [row.item for row in filter_and_sort(items, "", mode, named_only, normalize)]
+    return threaded_order(named_filter(items), normalize)
 
 
 def threaded_order(items: list[S], normalize: Callable[[str], str]) -> list[S]:

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 from pitui.core import paths, pools
 from pitui.core.fulltext import TextHit, hit_snippet
 from pitui.core.index import Index
-from pitui.core.order import PathKeys, path_keys, threaded_order
+from pitui.core.order import PathKeys, ordered, path_keys
 from pitui.core.scan import Candidate, Key, Scan, Unreadable, scan_dirs, subdirs
 
 if TYPE_CHECKING:
@@ -372,8 +372,9 @@ class Store:
         ``to_json()``), or ``None`` when a session's JSON needs the standard encoder. Each
         session's element comes from its index row; only changed files are read."""
         listed = self.load_listed(scope, progress=progress)
-        ordered = self._order(listed, mode, named_only, self._path_keys(listed))
-        elements = [item.listing for item in ordered]
+        elements = [
+            item.listing for item in ordered(listed, mode, named_only, self._path_keys(listed))
+        ]
         if None in elements:
             return None
         if not elements:
@@ -684,18 +685,7 @@ class Store:
     ) -> list[S]:
         """The picker's row order without a search query (what :meth:`rows` gives then), for
         records like :class:`Listed` that have no searchable text."""
-        return self._order(items, mode, named_only, self._path_keys(items))
-
-    @staticmethod
-    def _order(items: Sequence[S], mode: SortMode, named_only: bool, keys: PathKeys) -> list[S]:
-        normalize = keys.__getitem__
-        if mode == "threaded" and not named_only:  # (the search module is not even imported)
-            return threaded_order(list(items), normalize)
-        from pitui.core.search import filter_and_sort, named_filter
-
-        if mode != "threaded":
-            return [row.item for row in filter_and_sort(items, "", mode, named_only, normalize)]
-        return threaded_order(named_filter(items), normalize)
+        return ordered(items, mode, named_only, self._path_keys(items))
 
     def _path_keys(self, sessions: Sequence[SearchableSession]) -> PathKeys:
         """The threaded view's path normalisation (see :func:`~pitui.core.order.path_keys`)."""
