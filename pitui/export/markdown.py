@@ -27,7 +27,7 @@ from pitui.core.js import parse_iso_ms
 from pitui.core.units import format_bytes, format_count, format_local_time
 from pitui.export.document import ExportDocument
 from pitui.export.rendered import draw_entries, draw_messages, lines_text
-from pitui.render.parts import usage_text
+from pitui.render.parts import dump_json, usage_text
 from pitui.render.registry import RendererRegistry
 from pitui.render.safe_text import one_line, sanitize_plain
 
@@ -129,15 +129,6 @@ def _quote(markdown: str) -> str:
     return "\n".join(f"> {line}" if line else ">" for line in markdown.split("\n"))
 
 
-def _json(value: Any) -> str:
-    import json
-
-    try:
-        return json.dumps(value, indent=2, ensure_ascii=False, default=repr)
-    except (TypeError, ValueError, RecursionError):
-        return repr(value)
-
-
 def _text_of(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
@@ -175,10 +166,10 @@ def _content(content: Any) -> list[str]:
         elif kind == "toolCall" and isinstance(block, Mapping):
             name = code_span(_text_of(block.get("name")) or "?")
             parts.append(
-                f"**Tool call** {name}\n\n" + fenced(_json(block.get("arguments")), "json")
+                f"**Tool call** {name}\n\n" + fenced(dump_json(block.get("arguments")), "json")
             )
         else:
-            parts.append(fenced(_json(block), "json"))
+            parts.append(fenced(dump_json(block), "json"))
     return parts
 
 
@@ -191,7 +182,7 @@ def _output(content: Any) -> str:
         elif isinstance(block, Mapping) and block.get("type") == "image":
             notes.append(_image(block))
         else:
-            texts.append(_json(block))
+            texts.append(dump_json(block))
     parts = [fenced("\n".join(texts), "text")] if texts else []
     return "\n\n".join([*parts, *notes])
 
@@ -275,7 +266,7 @@ def _system(message: Mapping[str, Any]) -> str:
     for key, label in (("toolsAdded", "Tools added"), ("toolsRemoved", "Tools removed")):
         value = message.get(key)
         if value:
-            parts.append(f"**{label}**\n\n" + fenced(_json(value), "json"))
+            parts.append(f"**{label}**\n\n" + fenced(dump_json(value), "json"))
     folded = ["<details><summary>System prompt</summary>", *parts, "</details>"]
     return "\n\n".join([_heading("System", message), *(folded if parts else ["*(empty)*"])])
 

@@ -23,6 +23,7 @@ __all__ = [
     "FALLBACK_MAX_CHARS",
     "FALLBACK_MAX_LINES",
     "compact_error",
+    "dump_json",
     "exception_text",
     "fallback_compact",
     "fallback_view",
@@ -49,22 +50,27 @@ def _json_default(obj: object) -> str:
     return repr(obj)
 
 
-def _dump_json(raw: object) -> str:
-    """Pretty JSON of an entry; never raises (lone surrogates and odd objects included)."""
+def dump_json(value: object, *, indent: bool = True) -> str:
+    """JSON of an untrusted value; never raises (lone surrogates and odd objects included)."""
+    option = orjson.OPT_NON_STR_KEYS | (orjson.OPT_INDENT_2 if indent else 0)
     try:
-        return orjson.dumps(
-            raw, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS, default=_json_default
-        ).decode("utf-8")
+        return orjson.dumps(value, option=option, default=_json_default).decode("utf-8")
     except (TypeError, ValueError):
-        pass  # orjson rejects lone surrogates, which json keeps (ensure_ascii=False)
+        pass  # lone surrogates (json keeps them) or nesting deeper than orjson allows
     try:
-        return json.dumps(raw, indent=2, ensure_ascii=False, default=_json_default)
+        return json.dumps(
+            value,
+            indent=2 if indent else None,
+            ensure_ascii=False,
+            default=_json_default,
+            separators=None if indent else (",", ":"),
+        )
     except (TypeError, ValueError, RecursionError):
         pass
     try:
-        return repr(raw)
-    except Exception as exc:
-        return f"<entry cannot be shown: {exception_text(exc)}>"
+        return repr(value)[:100_000]
+    except Exception as exc:  # an object whose repr fails (only a plug-in can hand one over)
+        return f"<cannot be shown: {type(exc).__name__}>"
 
 
 def _heading_label(entry: RenderEntry) -> str:
@@ -92,10 +98,10 @@ def fallback_view(entry: RenderEntry, ctx: RenderContext, *, note: Text | None =
     heading = _heading(entry)
     heading.append(" raw entry", MARKER_STYLE)
     if ctx.expanded:
-        body = safe_text(_dump_json(entry.raw), max_chars=None)
+        body = safe_text(dump_json(entry.raw), max_chars=None)
     else:
         body = safe_text(
-            _dump_json(entry.raw), max_lines=FALLBACK_MAX_LINES, max_chars=FALLBACK_MAX_CHARS
+            dump_json(entry.raw), max_lines=FALLBACK_MAX_LINES, max_chars=FALLBACK_MAX_CHARS
         )
     if note is None:
         return Group(heading, body)

@@ -9,12 +9,10 @@ output costs no more than the part that is shown. The cut adds a marker line
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Final
 
-import orjson
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from rich.cells import cell_len
@@ -28,6 +26,7 @@ from rich.text import Text
 
 from pitui.core.facts import usage_numbers
 from pitui.core.units import format_cost, format_count, plural
+from pitui.render.fallback import dump_json
 from pitui.render.safe_text import (
     MARKER_STYLE,
     safe_text,
@@ -532,29 +531,6 @@ def diff_block(text: str, *, expanded: bool = False, max_lines: int | None = 40)
 
 
 # --- JSON ---------------------------------------------------------------------------------
-
-
-def _json_default(obj: object) -> str:
-    return repr(obj)
-
-
-def dump_json(value: object, *, indent: bool = True) -> str:
-    """JSON of an untrusted value; never raises (lone surrogates and odd objects included)."""
-    option = orjson.OPT_NON_STR_KEYS | (orjson.OPT_INDENT_2 if indent else 0)
-    try:
-        return orjson.dumps(value, option=option, default=_json_default).decode("utf-8")
-    except (TypeError, ValueError):
-        pass  # lone surrogates (json keeps them) or nesting deeper than orjson allows
-    try:
-        return json.dumps(
-            value,
-            indent=2 if indent else None,
-            ensure_ascii=False,
-            default=_json_default,
-            separators=None if indent else (",", ":"),
-        )
-    except (TypeError, ValueError, RecursionError):
-        return repr(value)[:100_000]
 
 
 def json_block(
