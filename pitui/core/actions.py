@@ -36,7 +36,7 @@ from pitui.core.guards import (
     check_write,
     migrate,
     migration_losses,
-    remove_stale_temps,
+    sweep_stale_temps,
 )
 from pitui.core.jsonl import open_buffer
 from pitui.core.paths import session_file_name
@@ -183,7 +183,7 @@ def extract(session: Session, uid: str, output: str | None = None) -> edit.Extra
     if leaf is None:
         raise WriteError(f"entry {uid} is no longer in the file")
     folder = os.path.dirname(os.path.abspath(output)) if output else os.path.dirname(session.path)
-    remove_stale_temps(folder)
+    sweep_stale_temps(folder)
     extracted = edit.extract_branch(session, leaf, output)
     journal.remember_write(extracted.path)
     return extracted
@@ -225,7 +225,7 @@ def create_file(
 ) -> None:
     """A new session file with its header and entries, written at once (pi's first flush):
     exclusively, or over a ``blank`` file only while it is still blank."""
-    remove_stale_temps(os.path.dirname(path))
+    sweep_stale_temps(os.path.dirname(path))
     if blank:
         edit.initialize_blank_file(path, header, entries)
     else:

@@ -59,7 +59,7 @@ __all__ = [
     "check_write",
     "migrate",
     "migration_losses",
-    "remove_stale_temps",
+    "sweep_stale_temps",
     "trash_original",
 ]
 
@@ -170,7 +170,7 @@ def check_write(
             f"{path} ends with a cut-off line that is not valid JSON (a writer stopped in the "
             "middle of it); use --force to end that line and append after it"
         )
-    remove_stale_temps(os.path.dirname(path))
+    sweep_stale_temps(os.path.dirname(path))
     return ending != "ended"
 
 
@@ -178,7 +178,7 @@ def check_write(
 _temps_checked: dict[str, float] = {}
 
 
-def remove_stale_temps(folder: str) -> None:
+def sweep_stale_temps(folder: str) -> None:
     """:func:`edit.remove_stale_temps`, at most once a minute per folder: a temp file must be a
     minute old to be stale, so looking more often finds nothing more (and a folder of thousands
     of sessions costs milliseconds to list, at every append of a library user)."""

@@ -135,7 +135,7 @@ def _js_escape_char(match: re.Match[str]) -> str:
     return _JS_ESCAPES.get(char) or f"\\u{ord(char):04x}"
 
 
-def _js_string(text: str) -> str:
+def _json_string(text: str) -> str:
     # A high + low surrogate pair stored as two code points is one character to JavaScript.
     joined = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
     return '"' + _JS_ESCAPE_RE.sub(_js_escape_char, joined) + '"'
@@ -156,7 +156,7 @@ _COMMA: Final = _Piece(",")
 
 def _js_scalar(obj: Any) -> str:
     if isinstance(obj, str):
-        return _js_string(str(obj))
+        return _json_string(str(obj))
     if obj is None:
         return "null"
     if obj is True:
@@ -188,7 +188,7 @@ def _js_stringify(root: Any) -> str:
                     raise TypeError(f"JSON object keys must be str, not {type(key).__name__}")
                 if len(parts) > 1:
                     parts.append(_COMMA)
-                parts.append(_Piece(_js_string(key) + ":"))
+                parts.append(_Piece(_json_string(key) + ":"))
                 parts.append(value)
             parts.append(_CLOSE_OBJECT)
             stack.extend(reversed(parts))

@@ -19,7 +19,7 @@ import html
 from rich.terminal_theme import TerminalTheme
 
 from pitui.export.document import ExportDocument
-from pitui.export.rendered import draw_entries, draw_messages, lines_html, terminal_theme
+from pitui.export.rendered import draw_extensions, draw_messages, lines_html, terminal_theme
 from pitui.render.registry import RendererRegistry
 from pitui.render.safe_text import one_line
 
@@ -135,10 +135,9 @@ def _extensions_at(
     registry: RendererRegistry | None,
 ) -> dict[int, list[str]]:
     """The branch's extension entries drawn by the registry, by the message they come before."""
-    raws = [raw for _, raw in document.extensions]
-    pictures = draw_entries(raws, width=width, dark=dark, registry=registry) if raws else []
     out: dict[int, list[str]] = {}
-    for (before, raw), lines in zip(document.extensions, pictures, strict=True):
+    drawn = draw_extensions(document.extensions, width=width, dark=dark, registry=registry)
+    for before, raw, lines in drawn:
         entry_id = raw.get("id")
         out.setdefault(before, []).append(
             f'<section class="extension" data-entry="{text(str(entry_id))}" '

@@ -26,7 +26,7 @@ from typing import Any
 from pitui.core.js import parse_iso_ms
 from pitui.core.units import format_bytes, format_count, format_local_time
 from pitui.export.document import ExportDocument
-from pitui.export.rendered import draw_entries, draw_messages, lines_text
+from pitui.export.rendered import draw_extensions, draw_messages, lines_text
 from pitui.render.parts import dump_json, usage_text
 from pitui.render.registry import RendererRegistry
 from pitui.render.safe_text import one_line, sanitize_plain
@@ -343,10 +343,8 @@ def _extensions_at(
     document: ExportDocument, width: int, registry: RendererRegistry | None
 ) -> dict[int, list[str]]:
     """The branch's extension entries drawn by the registry, by the message they come before."""
-    raws = [raw for _, raw in document.extensions]
-    pictures = draw_entries(raws, width=width, registry=registry) if raws else []
     out: dict[int, list[str]] = {}
-    for (before, raw), lines in zip(document.extensions, pictures, strict=True):
+    for before, raw, lines in draw_extensions(document.extensions, width=width, registry=registry):
         custom = raw.get("customType")
         title = inline(custom) if isinstance(custom, str) and custom else "custom"
         when = format_local_time(parse_iso_ms(raw.get("timestamp")), seconds=True)

@@ -57,6 +57,20 @@ def draw_entries(
     return _lines([registry.render(registry.entry(raw), ctx) for raw in entries], width)
 
 
+def draw_extensions(
+    extensions: Sequence[tuple[int, dict[str, Any]]],
+    *,
+    width: int,
+    dark: bool = True,
+    registry: RendererRegistry | None = None,
+) -> list[tuple[int, dict[str, Any], list[Line]]]:
+    """A branch's extension entries (``(index of the message they come before, raw entry)``,
+    as :class:`~pitui.export.document.ExportDocument` lists them) drawn by the registry."""
+    raws = [raw for _, raw in extensions]
+    pictures = draw_entries(raws, width=width, dark=dark, registry=registry) if raws else []
+    return [(before, raw, lines) for (before, raw), lines in zip(extensions, pictures, strict=True)]
+
+
 def _context(width: int, dark: bool) -> RenderContext:
     # unfolded (``expanded``): an export shows it all
     return RenderContext(
