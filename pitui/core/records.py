@@ -19,18 +19,19 @@ boundary: they validate whole entries, lazily, for what is drawn or returned.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
-from msgspec import UNSET, Meta, Raw, Struct, UnsetType
+from msgspec import UNSET, Meta, Raw, Struct
 
 from pitui.core.js import JS_WHITESPACE, js_trim, label_text
 from pitui.core.jsonl import Lines
 from pitui.core.problems import Problem, ProblemKind
 
 __all__ = [
-    "DUPLICATE_HEADER", "NO_PARENT_KEY", "UNSET", "DecodeError", "EntryMeta", "Line", "Scan",
-    "Usage", "attach", "decode_line", "make_meta", "scan", "visible_text",
+    "DUPLICATE_HEADER", "NO_PARENT_KEY", "UNSET", "AssistantMessage", "DecodeError", "EntryMeta",
+    "Line", "Scan", "ToolResultMessage", "Usage", "UserMessage", "attach", "decode_line",
+    "make_meta", "scan", "visible_text",
 ]  # fmt: skip
 
 # What decode_line raises: not JSON, a value of another shape (msgspec's ValidationError is a
@@ -70,25 +71,40 @@ class Block(Struct):
     id: str | None = None
 
 
-class Message(Struct):
-    role: str | None = None
+class _Message(Struct, tag_field="role"):
+    """A message of one of the three roles the fast path reads (a tagged union: another role,
+    most lines of a big session being these, fails the decode and is read by the reference)."""
+
+
+class UserMessage(_Message, tag="user"):
+    """Nothing of its content is read (the index keeps none of it)."""
+
+
+class AssistantMessage(_Message, tag="assistant"):
     content: list[Block] | str | None = None
     provider: str | None = None
     model: str | None = None
     stopReason: str | None = None
     usage: Usage | None = None
+
+
+class ToolResultMessage(_Message, tag="toolResult"):
+    """Its output, most of a session's bytes, is skipped unread."""
+
     toolCallId: str | None = None
+    usage: Usage | None = None
 
 
 class Line(Struct):
-    """One message line, as far as the index reads it. ``parentId`` is :data:`UNSET` when the
-    key is absent (pi then treats the entry as a root, and the doctor says so)."""
+    """One message line as the fast path reads it: only a message line with every field the
+    index needs, of the type pi writes, decodes (``parentId`` present, ``null`` for a root); any
+    other line fails and is read by the reference path (:func:`make_meta`)."""
 
-    type: str | None = None
-    id: str | None = None
-    parentId: str | UnsetType | None = UNSET
-    timestamp: str | None = None
-    message: Message | None = None
+    type: Literal["message"]
+    id: str
+    parentId: str | None
+    timestamp: str
+    message: UserMessage | AssistantMessage | ToolResultMessage
 
 
 # The decode alone, for a caller that checks the bytes itself (as decode_line does).
@@ -425,103 +441,22 @@ def scan(lines: Lines) -> Scan:
     parent: EntryMeta
     last_provider = last_model = last_stop = ""  # only ever strings (see below)
     last_calls: tuple[str, ...] = ()
+    raw_id: Any
+    pid: Any
     decode = decode_fields
     decode_error = DecodeError
     parse = lines.parse
     new = object.__new__
+    assistant = AssistantMessage
+    tool_result = ToolResultMessage
     for line_no, start, end, line in lines:
-        fast = False
         try:
             if not line.isascii():
                 line.decode()  # (see records.decode_line: msgspec skips values unread)
             rec = decode(line)
         except decode_error:
-            pass  # not JSON, or a value of another shape: the reference path below
-        else:
-            message = rec.message
-            raw_id: Any = rec.id
-            ts = rec.timestamp
-            pid: Any = rec.parentId
-            if (
-                message is not None
-                and rec.type == "message"
-                and raw_id is not None
-                and ts is not None
-                and pid is not UNSET
-            ):
-                role = message.role
-                if role == "assistant":
-                    provider = message.provider
-                    model = message.model
-                    stop_reason = message.stopReason
-                    usage = message.usage
-                    content = message.content
-                    has_text = False
-                    call_ids: tuple[str, ...] = ()
-                    if type(content) is list:
-                        for block in content:
-                            kind = block.type
-                            if kind == "toolCall":
-                                call_id = block.id
-                                if call_id is not None:
-                                    call_ids += (call_id,)
-                            elif kind == "text" and not has_text:
-                                has_text = visible_text(block.text)
-                    elif type(content) is str:
-                        has_text = bool(js_trim(content))
-                    # Equal strings kept as one object (a big session holds 50k+ of each):
-                    # less memory to fault in, which costs more than these comparisons.
-                    if provider == last_provider:
-                        provider = last_provider
-                    elif provider is not None:
-                        last_provider = provider
-                    if model == last_model:
-                        model = last_model
-                    elif model is not None:
-                        last_model = model
-                    if stop_reason == last_stop:
-                        stop_reason = last_stop
-                    elif stop_reason is not None:
-                        last_stop = stop_reason
-                    info: tuple[Any, ...] = (provider, model, stop_reason, has_text, call_ids)
-                    usage_values = usage.values() if usage is not None else None
-                    for call_id in call_ids:
-                        tool_calls[call_id] = raw_id  # the last one wins, as pi's lookup
-                    last_calls = call_ids
-                    role = "assistant"
-                    fast = True
-                elif role == "toolResult":
-                    call_id = message.toolCallId
-                    usage = message.usage
-                    for known in last_calls:  # most often a call of the last assistant's
-                        if known == call_id:
-                            call_id = known  # one string kept, not two
-                            break
-                    info = (call_id,)
-                    usage_values = usage.values() if usage is not None else None
-                    role = "toolResult"
-                    fast = True
-                elif role == "user":
-                    info = ()
-                    usage_values = None
-                    role = "user"
-                    fast = True
-        if fast:
-            # EntryMeta(...), its fields set here: a call to a class with an __init__ costs a
-            # tenth of this loop's own work (test_fast_load checks that every field is set)
-            meta = new(EntryMeta)
-            meta.uid = meta.id = raw_id
-            meta.parent_id = pid
-            meta.type = "message"
-            meta.timestamp = ts
-            meta.line = line_no
-            meta.offset = start
-            meta.length = end - start
-            meta.parent = meta.children = None
-            meta.role = role
-            meta.usage = usage_values
-            meta.info = info
-        else:
+            # not JSON, another entry type, a message of another role or with a value of
+            # another type: the reference path
             obj = parse(line_no, start, line)
             if obj is None:
                 continue
@@ -541,6 +476,73 @@ def scan(lines: Lines) -> Scan:
             elif meta.role == "assistant":
                 for call_id in meta.info[4]:
                     tool_calls[call_id] = meta.uid
+        else:
+            message = rec.message
+            raw_id = rec.id
+            pid = rec.parentId
+            # EntryMeta(...), its fields set here: a call to a class with an __init__ costs a
+            # tenth of this loop's own work (test_fast_load checks that every field is set)
+            meta = new(EntryMeta)
+            meta.uid = meta.id = raw_id
+            meta.parent_id = pid
+            meta.type = "message"
+            meta.timestamp = rec.timestamp
+            meta.line = line_no
+            meta.offset = start
+            meta.length = end - start
+            meta.parent = meta.children = None
+            if type(message) is assistant:
+                content = message.content
+                has_text = False
+                call_ids: tuple[str, ...] = ()
+                if type(content) is list:
+                    for block in content:
+                        kind = block.type
+                        if kind == "toolCall":
+                            call_id = block.id
+                            if call_id is not None:
+                                call_ids += (call_id,)
+                                tool_calls[call_id] = raw_id  # the last one wins, as pi's lookup
+                        elif kind == "text" and not has_text:
+                            has_text = visible_text(block.text)
+                elif type(content) is str:
+                    has_text = bool(js_trim(content))
+                # Equal strings kept as one object (a big session holds 50k+ of each): less
+                # memory to fault in, which costs more than these comparisons.
+                provider = message.provider
+                if provider == last_provider:
+                    provider = last_provider
+                elif provider is not None:
+                    last_provider = provider
+                model = message.model
+                if model == last_model:
+                    model = last_model
+                elif model is not None:
+                    last_model = model
+                stop_reason = message.stopReason
+                if stop_reason == last_stop:
+                    stop_reason = last_stop
+                elif stop_reason is not None:
+                    last_stop = stop_reason
+                meta.info = (provider, model, stop_reason, has_text, call_ids)
+                last_calls = call_ids
+                meta.role = "assistant"
+                usage = message.usage
+                meta.usage = None if usage is None else usage.values()
+            elif type(message) is tool_result:
+                call_id = message.toolCallId
+                for known in last_calls:  # most often a call of the last assistant's
+                    if known == call_id:
+                        call_id = known  # one string kept, not two
+                        break
+                meta.info = (call_id,)
+                meta.role = "toolResult"
+                usage = message.usage
+                meta.usage = None if usage is None else usage.values()
+            else:
+                meta.info = ()
+                meta.role = "user"
+                meta.usage = None
         entries.append(meta)  # not an alias: list.append called as a method is inlined
         if linked:
             # a duplicate id is not looked for here: it shows in len(by_id) at the end
@@ -560,7 +562,10 @@ def scan(lines: Lines) -> Scan:
                     continue
             meta.parent = parent
             meta.parent_id = parent.id  # one string kept, not two
-            attach(parent, meta, branching)
+            if parent.children is None:
+                parent.children = [meta]
+            else:
+                attach(parent, meta, branching)
             by_id[raw_id] = meta
             previous = meta
             previous_id = raw_id
