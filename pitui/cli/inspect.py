@@ -13,7 +13,7 @@ from pitui.cli.common import (
     CONTEXT_SETTINGS,
     CommandError,
     arguments,
-    emit_json,
+    emit_json_bytes,
     entry_label,
     json_option,
     out,
@@ -73,7 +73,7 @@ def inspect_json(session: Session, leaf: str | None = None) -> dict[str, Any]:
         },
         "labels": dict(session.labels),
         "labelTimestamps": dict(session.label_times),
-        "treePreorder": [[m.uid, depth] for m, depth in session.iter_preorder()],
+        "treePreorder": [(m.uid, depth) for m, depth in session.iter_preorder()],
         "stats": {"branch": facts.branch.to_json(), "file": facts.file.to_json()},
         "problems": [
             {"line": p.line, "offset": p.offset, "kind": str(p.kind), "reason": p.reason}
@@ -98,7 +98,9 @@ def run(args: argparse.Namespace) -> int:
     with Session.open(path) as session:
         report = inspect_json(session, args.leaf)
         if args.json:
-            emit_json(report)
+            from pitui.core.safejson import dumps_bytes
+
+            emit_json_bytes(dumps_bytes(report))  # (megabytes for a big session: kept as bytes)
             return 0
         _print_summary(session, report)
     return 0

@@ -125,8 +125,8 @@ def decode_line(line: bytes) -> Line:
 
 def visible_text(raw: Raw) -> bool:
     """Whether a raw JSON value is a string that JavaScript's ``trim()`` leaves non-empty."""
-    data = bytes(raw)
-    if data[:1] != b'"' or len(data) < 3:
+    data = memoryview(raw)  # (not copied: a text may be long)
+    if len(data) < 3 or data[0] != 0x22:  # not a string, or an empty one
         return False
     first = data[1]
     if first > 0x20 and first != 0x5C and first < 0x80:

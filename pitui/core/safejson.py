@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["dumps", "escape_unsafe", "escape_unsafe_bytes"]
+__all__ = ["dumps", "dumps_bytes", "escape_unsafe", "escape_unsafe_bytes"]
 
 _UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 # The same characters as UTF-8 bytes (DEL; C1 as \xc2\x80-\x9f; U+061C; U+200E-F, U+2028-E;
@@ -46,3 +46,12 @@ def dumps(value: Any, *, indent: bool = True) -> str:
     except TypeError:
         text = json.dumps(value, indent=2 if indent else None, ensure_ascii=True)
     return escape_unsafe(text)
+
+
+def dumps_bytes(value: Any, *, indent: bool = True) -> bytes:
+    """:func:`dumps` as UTF-8 bytes, for output megabytes long (never decoded to a string)."""
+    try:
+        data = orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else 0)
+    except TypeError:
+        data = json.dumps(value, indent=2 if indent else None, ensure_ascii=True).encode()
+    return escape_unsafe_bytes(data)
