@@ -21,6 +21,7 @@ both pairs, peak RSS <= file size + 80 MB.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import statistics
@@ -28,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -38,7 +40,7 @@ ORJSON_ONLY = r"""
 import gc, mmap, os, resource, sys, time, orjson
 path = sys.argv[1]
 gc.disable()
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 with open(path, "rb") as handle:
     buf = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
     pos, size, find, loads = 0, len(buf), buf.find, orjson.loads
@@ -47,8 +49,8 @@ with open(path, "rb") as handle:
         end = size if end < 0 else end
         loads(buf[pos:end])
         pos = end + 1
-elapsed = time.perf_counter() - start
-print(elapsed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+print(elapsed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, cpu)
 """
 
 PITUI_OPEN = r"""
@@ -56,13 +58,13 @@ import resource, sys, time
 from pitui.core.context import build_session_context
 from pitui.core.session import Session
 path = sys.argv[1]
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 session = Session.open(path, final=True)
 branch = session.branch()
 context = build_session_context(session)
-elapsed = time.perf_counter() - start
+elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
 own = resource.getrusage(resource.RUSAGE_SELF)
-print(elapsed, own.ru_maxrss * 1024, len(session.entries), len(branch), len(context.messages))
+print(elapsed, own.ru_maxrss * 1024, cpu, len(session.entries), len(branch), len(context.messages))
 """
 
 
@@ -83,8 +85,9 @@ def run(code: str, path: Path) -> list[float]:
     return [float(x) for x in out.split()]
 
 
-def whole_process(argv: list[str]) -> tuple[float, int]:
-    """Wall time of a whole process (start to exit, its output read) and its peak RSS."""
+def whole_process(argv: list[str]) -> tuple[float, int, float]:
+    """Wall time of a whole process (start to exit, its output read), its peak RSS and its CPU
+    time (user + system: less swayed by a busy machine than the wall time)."""
     started = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, cwd=REPO, env=_env())
     assert proc.stdout is not None
@@ -95,19 +98,25 @@ def whole_process(argv: list[str]) -> tuple[float, int]:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         raise SystemExit(f"{argv} exited {proc.returncode}")
-    return elapsed, usage.ru_maxrss * 1024
+    return elapsed, usage.ru_maxrss * 1024, usage.ru_utime + usage.ru_stime
 
 
-def _pairs(bases: list[float], ours: list[float]) -> dict[str, object]:
-    ratios = sorted(o / b for b, o in zip(bases, ours, strict=True))
-    return {
-        "orjson_best_s": round(min(bases), 3),
-        "pitui_best_s": round(min(ours), 3),
-        "orjson_median_s": round(statistics.median(bases), 3),
-        "pitui_median_s": round(statistics.median(ours), 3),
-        "pair_ratios": [round(r, 2) for r in ratios],
-        "pair_ratio_median": round(statistics.median(ratios), 2),
-    }
+def _pairs(bases: Sequence[Sequence[float]], ours: Sequence[Sequence[float]]) -> dict[str, object]:
+    """Wall (``[0]``) and CPU (``[2]``) times of each pair: best, median and ratios."""
+    result: dict[str, object] = {}
+    for clock, index in (("wall", 0), ("cpu", 2)):
+        base = [b[index] for b in bases]
+        own = [o[index] for o in ours]
+        ratios = sorted(o / b for b, o in zip(base, own, strict=True))
+        result[clock] = {
+            "orjson_best_s": round(min(base), 3),
+            "pitui_best_s": round(min(own), 3),
+            "orjson_median_s": round(statistics.median(base), 3),
+            "pitui_median_s": round(statistics.median(own), 3),
+            "pair_ratios": [round(r, 2) for r in ratios],
+            "pair_ratio_median": round(statistics.median(ratios), 2),
+        }
+    return result
 
 
 def main() -> None:
@@ -123,6 +132,9 @@ def main() -> None:
              "--big-session-mb", str(args.mb), "-q"],
             check=True,
         )  # fmt: skip
+    # pitui's bytecode written first, as an installed package has it (with PYTHONDONTWRITEBYTECODE
+    # set, each run would otherwise compile every module it imports)
+    compileall.compile_dir(REPO / "pitui", quiet=1)
     sessions = sorted((agent / "sessions").glob("*/*.jsonl"), key=lambda p: p.stat().st_size)
     path = sessions[-1]
     size = path.stat().st_size
@@ -130,8 +142,8 @@ def main() -> None:
     inspect_argv = [sys.executable, "-m", "pitui", "inspect", "--json", str(path)]
     bases: list[list[float]] = []
     opens: list[list[float]] = []
-    process_bases: list[tuple[float, int]] = []
-    inspects: list[tuple[float, int]] = []
+    process_bases: list[tuple[float, int, float]] = []
+    inspects: list[tuple[float, int, float]] = []
     for _ in range(args.runs):
         bases.append(run(ORJSON_ONLY, path))
         opens.append(run(PITUI_OPEN, path))
@@ -140,14 +152,13 @@ def main() -> None:
     peak = max(max(r[1] for r in opens), max(r[1] for r in inspects))
     result = {
         "file_mb": round(size / MIB, 1),
-        "entries": int(opens[0][2]),
-        "branch_len": int(opens[0][3]),
-        "context_messages": int(opens[0][4]),
+        "entries": int(opens[0][3]),
+        "branch_len": int(opens[0][4]),
+        "context_messages": int(opens[0][5]),
         "runs": args.runs,
-        "open_in_process": _pairs([r[0] for r in bases], [r[0] for r in opens]),
-        "inspect_json_whole_process": _pairs(
-            [r[0] for r in process_bases], [r[0] for r in inspects]
-        ),
+        "load_average": [round(x, 1) for x in os.getloadavg()],
+        "open_in_process": _pairs(bases, opens),
+        "inspect_json_whole_process": _pairs(process_bases, inspects),
         "orjson_peak_rss_mb": round(max(r[1] for r in bases) / MIB, 1),
         "open_peak_rss_mb": round(max(r[1] for r in opens) / MIB, 1),
         "inspect_peak_rss_mb": round(max(r[1] for r in inspects) / MIB, 1),

@@ -63,12 +63,23 @@ class Usage(Struct):
                 cost.total if cost is not None else None)  # fmt: skip
 
 
-class Block(Struct):
-    """A content block: its text is kept raw (only whether it is blank is asked)."""
+class _Block(Struct, tag_field="type"):
+    """A block of an assistant's content, by its type (a tagged union: a block of another
+    type, or without one, fails the decode, and the line is read by the reference path)."""
 
-    type: str | None = None
+
+class TextBlock(_Block, tag="text"):
+    """Its text is kept raw (only whether it is blank is asked)."""
+
     text: Raw = Raw(b"")
+
+
+class ToolCallBlock(_Block, tag="toolCall"):
     id: str | None = None
+
+
+class ThinkingBlock(_Block, tag="thinking"):
+    """Nothing of it is read."""
 
 
 class _Message(Struct, tag_field="role"):
@@ -81,7 +92,7 @@ class UserMessage(_Message, tag="user"):
 
 
 class AssistantMessage(_Message, tag="assistant"):
-    content: list[Block] | str | None = None
+    content: list[TextBlock | ToolCallBlock | ThinkingBlock] | str | None = None
     provider: str | None = None
     model: str | None = None
     stopReason: str | None = None
@@ -449,6 +460,8 @@ def scan(lines: Lines) -> Scan:
     new = object.__new__
     assistant = AssistantMessage
     tool_result = ToolResultMessage
+    tool_call = ToolCallBlock
+    text_block = TextBlock
     for line_no, start, end, line in lines:
         try:
             if not line.isascii():
@@ -497,14 +510,14 @@ def scan(lines: Lines) -> Scan:
                 call_ids: tuple[str, ...] = ()
                 if type(content) is list:
                     for block in content:
-                        kind = block.type
-                        if kind == "toolCall":
-                            call_id = block.id
+                        kind = type(block)
+                        if kind is tool_call:
+                            call_id = block.id  # type: ignore[union-attr]
                             if call_id is not None:
                                 call_ids += (call_id,)
                                 tool_calls[call_id] = raw_id  # the last one wins, as pi's lookup
-                        elif kind == "text" and not has_text:
-                            has_text = visible_text(block.text)
+                        elif kind is text_block and not has_text:
+                            has_text = visible_text(block.text)  # type: ignore[union-attr]
                 elif type(content) is str:
                     has_text = bool(js_trim(content))
                 # Equal strings kept as one object (a big session holds 50k+ of each): less

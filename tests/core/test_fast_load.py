@@ -282,6 +282,19 @@ RECORD_EDGES = [
     b'{"type":"message","id":"a","timestamp":"t","message":{"role":"user"}}',
     b'{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"assistant",'
     b'"model":["m"],"usage":{"input":true}}}',
+    # what the tagged unions (by role, by block type) refuse: another role, another block type,
+    # a block without a type, a key written twice (JSON.parse keeps the last one)
+    b'{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"bashExecution",'
+    b'"command":"ls","output":"x"}}',
+    b'{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"assistant",'
+    b'"content":[{"type":"image","data":"AA=="},{"type":"toolCall","id":"c1"}]}}',
+    b'{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"assistant",'
+    b'"content":[{"text":"no type"},{"type":"text","text":"x"}]}}',
+    b'{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user",'
+    b'"role":"assistant","stopReason":"error","content":[{"type":"thinking","type":"toolCall",'
+    b'"id":"c2"}]}}',
+    b'{"type":"message","type":"label","id":"a","parentId":null,"timestamp":"t","targetId":"a",'
+    b'"label":"x","message":{"role":"user"}}',
 ]
 
 
