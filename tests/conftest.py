@@ -1,10 +1,13 @@
-"""Shared test fixtures: where the shared fixture corpora are, and isolated XDG/agent dirs."""
+"""Shared test fixtures: where the shared fixture corpora are, isolated XDG/agent dirs, a private
+copy of the pi-written store, and the ``pitui`` command run in process."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
-from collections.abc import Iterator
+import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +18,15 @@ REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("PITUI_SHARED_DIR", REPO.parent / "shared"))
 FIXTURES = SHARED / "fixtures"
 CORPORA = ("pi-written", "pi-written-1.6.0")
+#: The fields of a listed session that pi's ``SessionInfo`` and ``pitui list --json`` both have,
+#: under pi's names (the path aside: it differs between a corpus and its copy).
+PI_LISTED_KEYS = (
+    "id", "cwd", "name", "parentSessionPath", "created", "modified", "messageCount",
+    "firstMessage",
+)  # fmt: skip
+
+#: ``run(*argv, stdin="")``: the ``pitui`` command run in process → (exit code, stdout, stderr).
+Run = Callable[..., tuple[int, str, str]]
 
 
 def load_expected(corpus: str) -> dict[str, Any]:
@@ -61,3 +73,41 @@ def _isolated_trash(
     monkeypatch.setattr(plat_other, "XDG_DATA_HOME", os.fsencode(data))
     monkeypatch.setattr(plat_other, "HOMETRASH_B", os.fsencode(data / "Trash"))
     monkeypatch.setattr(plat_other, "HOMETRASH", str(data / "Trash"))
+
+
+@pytest.fixture
+def run(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Run:
+    """The ``pitui`` command in process: ``run("rename", path, "x")`` → (code, out, err).
+    ``stdin`` is what it reads there (nothing by default); a usage error's ``SystemExit`` is
+    its exit code."""
+    from pitui.cli import main
+
+    def call(*argv: str, stdin: str = "") -> tuple[int, str, str]:
+        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+        try:
+            code = main(list(argv))
+        except SystemExit as exc:  # usage errors
+            code = int(exc.code or 0)
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return call
+
+
+def run_json(run: Run, *argv: str) -> list[dict[str, Any]]:
+    """``run(*argv, "--json")``, which must succeed: its output, read."""
+    code, out, err = run(*argv, "--json")
+    assert code == 0, err
+    data: list[dict[str, Any]] = json.loads(out)
+    return data
+
+
+@pytest.fixture
+def agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private copy of the pi-written store as the agent directory (file times kept: nothing
+    looks busy), with ``tmp_path`` as the working directory."""
+    copy = tmp_path / "agent"
+    shutil.copytree(FIXTURES / "pi-written" / "agent", copy)
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(copy))
+    monkeypatch.chdir(tmp_path)
+    return copy

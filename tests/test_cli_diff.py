@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from pitui.cli import main
+from tests.conftest import Run
 from tests.core.sessiondata import HEADER, assistant, jsonl, user
 from tests.core.test_diff import branchy_bytes
 
-Run = Callable[..., tuple[int, str, str]]
 SESSION_ID = str(HEADER["id"])
 
 
@@ -24,19 +22,6 @@ def session_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path.write_bytes(branchy_bytes())
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
     return path
-
-
-@pytest.fixture
-def run(capsys: pytest.CaptureFixture[str]) -> Run:
-    def call(*argv: str) -> tuple[int, str, str]:
-        try:
-            code = main(list(argv))
-        except SystemExit as exc:  # usage errors
-            code = int(exc.code or 0)
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return call
 
 
 def test_json_report_has_both_sides(run: Run, session_file: Path) -> None:

@@ -5,44 +5,16 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import orjson
-import pytest
 
-from pitui.cli import main
 from pitui.core.paths import session_dir_for
-from tests.conftest import FIXTURES, load_expected
+from tests.conftest import FIXTURES, Run, load_expected
 from tests.core.sessiondata import HEADER, chain, jsonl, user
 
-Run = Callable[..., tuple[int, str, str]]
 EXPECTED = load_expected("pi-written")
-
-
-@pytest.fixture
-def run(capsys: pytest.CaptureFixture[str]) -> Run:
-    def call(*argv: str) -> tuple[int, str, str]:
-        try:
-            code = main(list(argv))
-        except SystemExit as exc:  # argparse: usage errors and --help
-            code = int(exc.code or 0)
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return call
-
-
-@pytest.fixture
-def agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private copy of the pi-written store as the agent directory."""
-    copy = tmp_path / "agent"
-    shutil.copytree(FIXTURES / "pi-written" / "agent", copy)
-    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(copy))
-    monkeypatch.chdir(tmp_path)
-    return copy
 
 
 def scenario(root: Path, name: str) -> Path:

@@ -2,36 +2,21 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pitui.cli import main
 from pitui.core.paths import session_dir_for
-from tests.conftest import CORPORA, FIXTURES, load_expected
+from tests.conftest import CORPORA, FIXTURES, Run, load_expected, run_json
 from tests.core.sessiondata import HEADER, entry, jsonl, ts, user
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(["labels", *args])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
-def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> list[dict[str, Any]]:
-    code, out, err = run(capsys, *args, "--json")
-    assert code == 0, err
-    data: list[dict[str, Any]] = json.loads(out)
-    return data
 
 
 @pytest.mark.parametrize("corpus", CORPORA)
 @pytest.mark.parametrize("index", [[], ["--no-index"]], ids=["index", "no-index"])
 def test_labels_all_are_pis_labels(
-    capsys: pytest.CaptureFixture[str],
+    run: Run,
     monkeypatch: pytest.MonkeyPatch,
     corpus: str,
     index: list[str],
@@ -46,7 +31,7 @@ def test_labels_all_are_pis_labels(
     }
     assert want  # (the corpus has labels: the test can fail)
     for _ in range(2):  # cold, then from the index
-        data = run_json(capsys, "--all", *index)
+        data = run_json(run, "labels", "--all", *index)
         got = {(d["path"], d["entryId"], d["label"], d["time"]) for d in data}
         assert got == want and len(data) == len(want)
         times = [d["time"] for d in data]
@@ -61,7 +46,7 @@ def write(folder: Path, name: str, session_id: str, *entries: dict[str, Any]) ->
 
 
 def test_labels_of_this_folder_table_and_json(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     agent = Path(os.environ["PI_CODING_AGENT_DIR"])
     cwd = str(tmp_path / "proj")
@@ -82,7 +67,7 @@ def test_labels_of_this_folder_table_and_json(
         user("v1", None, "elsewhere", t=1),
         entry("label", "m1", "v1", 9, targetId="v1", label="other folder"),
     )  # fmt: skip
-    data = run_json(capsys)
+    data = run_json(run, "labels")
     assert data == [
         {
             "label": "start \x1b[2J here",
@@ -95,20 +80,21 @@ def test_labels_of_this_folder_table_and_json(
             "cwd": HEADER["cwd"],
         }
     ]
-    code, out, err = run(capsys, "--json")
+    code, out, err = run("labels", "--json")
     assert "\x1b" not in out  # JSON output is terminal-safe (escaped)
-    code, out, err = run(capsys)
+    code, out, err = run("labels")
     assert code == 0 and err == ""
     (line,) = out.splitlines()
     assert "\x1b" not in line
     assert "start" in line and "Parser work" in line and "0195aaaa u1" in line
-    assert [d["label"] for d in run_json(capsys, "--all")] == ["other folder", "start \x1b[2J here"]
+    assert [d["label"] for d in run_json(run, "labels", "--all")] == [
+        "other folder",
+        "start \x1b[2J here",
+    ]
 
 
-def test_no_labels_says_so(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_no_labels_says_so(run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    assert run(capsys) == (0, "No labels in current folder.\n", "")
-    assert run(capsys, "--all") == (0, "No labels found.\n", "")
-    assert run_json(capsys) == []
+    assert run("labels") == (0, "No labels in current folder.\n", "")
+    assert run("labels", "--all") == (0, "No labels found.\n", "")
+    assert run_json(run, "labels") == []

@@ -5,39 +5,14 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from pitui.cli import main
 from pitui.core.units import format_age
-from tests.conftest import CORPORA, FIXTURES, load_expected
+from tests.conftest import CORPORA, FIXTURES, PI_LISTED_KEYS, Run, load_expected, run_json
 from tests.core.sessiondata import HEADER, chain, entry, jsonl, user
 
-PI_KEYS = (
-    "path",
-    "id",
-    "cwd",
-    "name",
-    "parentSessionPath",
-    "created",
-    "modified",
-    "messageCount",
-    "firstMessage",
-)
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(["list", *args])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
-def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> list[dict[str, Any]]:
-    code, out, err = run(capsys, *args, "--json")
-    assert code == 0, err
-    data: list[dict[str, Any]] = json.loads(out)
-    return data
+PI_KEYS = ("path", *PI_LISTED_KEYS)  # (pi's own order: `path` first)
 
 
 @pytest.fixture
@@ -50,12 +25,10 @@ def corpus_agent(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 
 @pytest.mark.parametrize("corpus_agent", CORPORA, indirect=True)
 @pytest.mark.parametrize("index", [[], ["--no-index"]], ids=["index", "no-index"])
-def test_list_all_json_is_pis_list(
-    capsys: pytest.CaptureFixture[str], corpus_agent: Path, index: list[str]
-) -> None:
+def test_list_all_json_is_pis_list(run: Run, corpus_agent: Path, index: list[str]) -> None:
     expected = load_expected(corpus_agent.parent.name)
     for _ in range(2):
-        data = run_json(capsys, "--all", "--sort", "recent", *index)
+        data = run_json(run, "list", "--all", "--sort", "recent", *index)
         assert [os.path.relpath(d["path"], corpus_agent) for d in data] == expected["listAll"]
         for item in data:
             assert os.path.isabs(item["path"])
@@ -66,25 +39,23 @@ def test_list_all_json_is_pis_list(
 
 
 @pytest.mark.parametrize("corpus_agent", CORPORA, indirect=True)
-def test_list_by_cwd_json(capsys: pytest.CaptureFixture[str], corpus_agent: Path) -> None:
+def test_list_by_cwd_json(run: Run, corpus_agent: Path) -> None:
     expected = load_expected(corpus_agent.parent.name)
     for cwd, want in expected["listByCwd"].items():
-        data = run_json(capsys, "--cwd", cwd, "--sort", "recent")
+        data = run_json(run, "list", "--cwd", cwd, "--sort", "recent")
         assert [os.path.relpath(d["path"], corpus_agent) for d in data] == want
 
 
 @pytest.mark.parametrize("corpus_agent", ["pi-written"], indirect=True)
-def test_no_index_equals_index_and_creates_no_cache(
-    capsys: pytest.CaptureFixture[str], corpus_agent: Path
-) -> None:
+def test_no_index_equals_index_and_creates_no_cache(run: Run, corpus_agent: Path) -> None:
     cache = Path(os.environ["XDG_CACHE_HOME"])
-    run_json(capsys, "--all", "--search", "x", "--no-index")
+    run_json(run, "list", "--all", "--search", "x", "--no-index")
     assert not cache.exists()
     for sort in ("threaded", "recent", "relevance"):
         for search in ("", "parse", "re:\\bfix", '"the"'):
             args = ["--all", "--sort", sort, "--search", search]
-            plain = run_json(capsys, *args, "--no-index")
-            assert run_json(capsys, *args) == plain
+            plain = run_json(run, "list", *args, "--no-index")
+            assert run_json(run, "list", *args) == plain
     assert (cache / "pitui" / "index.sqlite3").exists()
 
 
@@ -95,7 +66,7 @@ def _folder(agent: Path) -> Path:
 
 
 def test_table_is_the_pickers_rows(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     agent = Path(os.environ["PI_CODING_AGENT_DIR"])
     folder = _folder(agent)
@@ -112,7 +83,7 @@ def test_table_is_the_pickers_rows(
     named = entry("session_info", "n", "m1", t=2, name="Named one")
     (folder / "named.jsonl").write_bytes(jsonl(*chain(["x"]), named, header={**HEADER, "id": "N"}))
     monkeypatch.setenv("COLUMNS", "80")
-    code, out, _ = run(capsys, "--cwd", "/home/ana/proj")
+    code, out, _ = run("list", "--cwd", "/home/ana/proj")
     lines = out.splitlines()
     assert code == 0
     assert lines[0].startswith("first of A ") and lines[1].startswith("   └─ first of C ")
@@ -120,66 +91,64 @@ def test_table_is_the_pickers_rows(
     assert "\x1b" not in out and "\x07" not in out
     assert any(line.startswith("[31mred [0m  bell ") for line in lines)  # controls: spaces
     assert lines[0].endswith(" 1 " + format_age(1735689601000))  # messages, age
-    code, out, _ = run(capsys, "--cwd", "/home/ana/proj", "--named")
+    code, out, _ = run("list", "--cwd", "/home/ana/proj", "--named")
     assert [line.split("  ")[0] for line in out.splitlines()] == ["Named one"]
-    code, out, _ = run(capsys, "--all", "--search", "zzz-nothing")
+    code, out, _ = run("list", "--all", "--search", "zzz-nothing")
     assert out.strip() == "No sessions found."
-    code, out, _ = run(capsys, "--cwd", "/elsewhere")
+    code, out, _ = run("list", "--cwd", "/elsewhere")
     assert out.strip() == "No sessions in current folder."
 
 
-def test_all_scope_shows_the_cwd(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_all_scope_shows_the_cwd(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
     agent = Path(os.environ["PI_CODING_AGENT_DIR"])
     monkeypatch.setenv("HOME", "/home/ana")
     (_folder(agent) / "s.jsonl").write_bytes(jsonl(*chain(["hello"])))
     monkeypatch.setenv("COLUMNS", "60")
-    code, out, _ = run(capsys, "--all")
+    code, out, _ = run("list", "--all")
     assert code == 0
     assert out.rstrip("\n").endswith(" ~/proj 1 " + format_age(1735689601000))
 
 
-def test_session_dir_option(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_session_dir_option(run: Run, tmp_path: Path) -> None:
     custom = tmp_path / "custom"
     custom.mkdir()
     (custom / "here.jsonl").write_bytes(jsonl(*chain(["here"]), header={**HEADER, "cwd": "/w"}))
     (custom / "there.jsonl").write_bytes(
         jsonl(*chain(["there"]), header={**HEADER, "id": "t", "cwd": "/x"})
     )
-    data = run_json(capsys, "--session-dir", str(custom), "--cwd", "/w")
+    data = run_json(run, "list", "--session-dir", str(custom), "--cwd", "/w")
     assert [d["firstMessage"] for d in data] == ["here"]
-    data = run_json(capsys, "--session-dir", str(custom), "--all", "--sort", "recent")
+    data = run_json(run, "list", "--session-dir", str(custom), "--all", "--sort", "recent")
     assert sorted(d["firstMessage"] for d in data) == ["here", "there"]
 
 
-def test_corrupt_index_warns_once_and_answers(capsys: pytest.CaptureFixture[str]) -> None:
+def test_corrupt_index_warns_once_and_answers(run: Run) -> None:
     agent = Path(os.environ["PI_CODING_AGENT_DIR"])
     (_folder(agent) / "s.jsonl").write_bytes(jsonl(*chain(["hello"])))
-    first = run_json(capsys, "--all")
+    first = run_json(run, "list", "--all")
     index = Path(os.environ["XDG_CACHE_HOME"]) / "pitui" / "index.sqlite3"
     for suffix in ("-wal", "-shm"):
         Path(str(index) + suffix).unlink(missing_ok=True)
     index.write_bytes(b"garbage" * 1000)
-    code, out, err = run(capsys, "--all", "--json")
+    code, out, err = run("list", "--all", "--json")
     assert code == 0 and json.loads(out) == first
     assert err.count("\n") == 1 and err.startswith("pitui: warning: index ")
     assert "Traceback" not in err
 
 
-def test_full_text(capsys: pytest.CaptureFixture[str]) -> None:
+def test_full_text(run: Run) -> None:
     agent = Path(os.environ["PI_CODING_AGENT_DIR"])
     folder = _folder(agent)
     path = folder / "s.jsonl"
     path.write_bytes(jsonl(*chain(["find the capybara", "no animals here"])))
-    code, out, _ = run(capsys, "--all", "--fts", "capybara", "--json")
+    code, out, _ = run("list", "--all", "--fts", "capybara", "--json")
     assert code == 0
     hits = json.loads(out)
     assert [(h["path"], h["entryId"], h["kind"]) for h in hits] == [(str(path), "m1", "user")]
     assert "capybara" in hits[0]["snippet"]
-    code, out, _ = run(capsys, "--cwd", "/home/ana/proj", "--fts", "capybara")
+    code, out, _ = run("list", "--cwd", "/home/ana/proj", "--fts", "capybara")
     assert "m1  user" in out and "find the capybara" in out
-    code, out, _ = run(capsys, "--all", "--fts", "unicorn")
+    code, out, _ = run("list", "--all", "--fts", "unicorn")
     assert out.strip() == "No matches."
-    code, out, _ = run(capsys, "--all", "--fts", "capybara", "--no-index", "--json")
+    code, out, _ = run("list", "--all", "--fts", "capybara", "--no-index", "--json")
     assert [h["entryId"] for h in json.loads(out)] == ["m1"]

@@ -4,34 +4,15 @@ dry run, ``--json``, the refusals (one line on stderr, exit 1, no traceback) and
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from pitui.cli import main
 from pitui.core.session import Session
-from tests.conftest import fixture_by_scenario
-
-Run = Callable[..., tuple[int, str, str]]
-
-
-@pytest.fixture
-def run(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Run:
-    def call(*argv: str) -> tuple[int, str, str]:
-        monkeypatch.setattr("sys.stdin", io.StringIO(""))
-        try:
-            code = main(list(argv))
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return call
+from tests.conftest import Run, fixture_by_scenario
 
 
 def _copy(tmp_path: Path, scenario: str) -> Path:

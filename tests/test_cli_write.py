@@ -4,51 +4,21 @@ find: leaf, branch path, labels, name, context."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
-import shutil
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import orjson
-import pytest
 
-from pitui.cli import main
 from pitui.core.context import build_session_context
 from pitui.core.manager import SessionManager
 from pitui.core.models import AssistantMessage, TextContent, UserMessage
 from pitui.core.session import Session
-from tests.conftest import FIXTURES, load_expected
+from tests.conftest import Run, load_expected
 
-Run = Callable[..., tuple[int, str, str]]
 EXPECTED = load_expected("pi-written")
-
-
-@pytest.fixture
-def agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private copy of the pi-written store (file times kept: nothing looks busy)."""
-    copy = tmp_path / "agent"
-    shutil.copytree(FIXTURES / "pi-written" / "agent", copy)
-    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(copy))
-    monkeypatch.chdir(tmp_path)
-    return copy
-
-
-@pytest.fixture
-def run(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Run:
-    def call(*argv: str, stdin: str = "") -> tuple[int, str, str]:
-        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
-        try:
-            code = main(list(argv))
-        except SystemExit as exc:  # argparse usage errors
-            code = int(exc.code or 0)
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return call
 
 
 def pi_custom_entry(entry_id: str, parent: str | None) -> dict[str, Any]:

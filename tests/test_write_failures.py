@@ -20,7 +20,6 @@ from typing import Any
 
 import pytest
 
-from pitui.cli import main
 from pitui.core import actions, edit
 from pitui.core.session import Session
 from tests.conftest import FIXTURES
@@ -232,16 +231,6 @@ def test_a_real_read_only_file(session_file: Path) -> None:
 
 
 # ------------------------------------------------------------------------------ commands
-
-
-@pytest.fixture
-def run(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str]]:
-    def call(*argv: str) -> tuple[int, str, str]:
-        code = main(list(argv))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return call
 
 
 COMMAND_CASES = {

@@ -4,40 +4,22 @@ what `restore --last` may give back, the resume template."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
 
-from pitui.cli import main
 from pitui.core import actions, edit, journal, trash
 from pitui.core.paths import sessions_root
 from pitui.core.session import Session
 from pitui.core.stringify import dump_entry
 from pitui.launch import resume_argv
+from tests.conftest import Run
 from tests.core.sessiondata import assistant, entry, jsonl, user
-
-Run = Callable[..., tuple[int, str, str]]
-
-
-@pytest.fixture
-def run(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Run:
-    def call(*argv: str) -> tuple[int, str, str]:
-        monkeypatch.setattr("sys.stdin", io.StringIO(""))
-        try:
-            code = main(list(argv))
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return call
 
 
 def _old(path: Path, seconds: float = 3600) -> None:

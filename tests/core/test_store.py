@@ -13,7 +13,7 @@ from pitui.core import pools
 from pitui.core.pools import pool_context
 from pitui.core.store import SessionInfo, Store, sort_sessions
 from pitui.core.units import format_age
-from tests.conftest import CORPORA, FIXTURES, load_expected
+from tests.conftest import CORPORA, FIXTURES, PI_LISTED_KEYS, load_expected
 from tests.core.sessiondata import HEADER, assistant, chain, entry, jsonl, ts, user
 
 BOTH = pytest.mark.parametrize("use_index", [False, True], ids=["no-index", "index"])
@@ -51,16 +51,7 @@ def test_list_all_matches_pi(corpus: str, tmp_path: Path, use_index: bool) -> No
             for info in sessions:
                 record = expected["sessions"][os.path.relpath(info.path, agent)]["list"]
                 got = info.to_json()
-                for key in (
-                    "id",
-                    "cwd",
-                    "name",
-                    "parentSessionPath",
-                    "created",
-                    "modified",
-                    "messageCount",
-                    "firstMessage",
-                ):
+                for key in PI_LISTED_KEYS:
                     assert got[key] == record[key], (info.path, key)
                 assert got["allMessagesTextLength"] == record["allMessagesTextLength"]
 

@@ -24,19 +24,8 @@ from pitui.core.summary import (
     load_json,
     summarise_file,
 )
-from tests.conftest import CORPORA, FIXTURES, fixture_sessions
+from tests.conftest import CORPORA, FIXTURES, PI_LISTED_KEYS, fixture_sessions
 from tests.core.sessiondata import HEADER, assistant, chain, entry, jsonl, ts, user
-
-LIST_KEYS = (
-    "id",
-    "cwd",
-    "name",
-    "parentSessionPath",
-    "created",
-    "modified",
-    "messageCount",
-    "firstMessage",
-)
 
 
 def sha256_js(text: str) -> str:
@@ -74,7 +63,9 @@ ORACLE_CASES = [
 def test_fixture_list_record_matches_pi(path: Path, expected: dict[str, Any]) -> None:
     info = info_of(summarise_file(str(path)))
     got = info.to_json()
-    assert {key: got[key] for key in LIST_KEYS} == {key: expected[key] for key in LIST_KEYS}
+    assert {key: got[key] for key in PI_LISTED_KEYS} == {
+        key: expected[key] for key in PI_LISTED_KEYS
+    }
     assert info.text_length == expected["allMessagesTextLength"]
     assert info.all_messages_text is not None
     assert utf16_len(info.all_messages_text) == expected["allMessagesTextLength"]
@@ -93,7 +84,9 @@ def _legacy_cases() -> list[Any]:
 def test_legacy_v1_list_record_matches_pi(path: Path, expected: dict[str, Any]) -> None:
     info = info_of(summarise_file(str(path)))
     got = info.to_json()
-    assert {key: got[key] for key in LIST_KEYS} == {key: expected[key] for key in LIST_KEYS}
+    assert {key: got[key] for key in PI_LISTED_KEYS} == {
+        key: expected[key] for key in PI_LISTED_KEYS
+    }
     assert info.all_messages_text is not None
     assert sha256_js(info.all_messages_text) == expected["allMessagesTextSha256"]
     assert info.branch_count == 1  # a v1 file is one chain
@@ -614,5 +607,5 @@ def test_hostile_listing_agrees_with_pi(tmp_path: Path) -> None:
     for path, info in listed.items():
         got = {**info.to_json(), "allMessagesTextSha256": sha256_js(info.all_messages_text or "")}
         want = expected[path]
-        for key in (*LIST_KEYS, "allMessagesTextLength", "allMessagesTextSha256"):
+        for key in (*PI_LISTED_KEYS, "allMessagesTextLength", "allMessagesTextSha256"):
             assert got[key] == want[key], (os.path.basename(path), key)

@@ -19,23 +19,14 @@ from typing import Any
 import orjson
 
 from pitui.core.store import Store
+from tests.conftest import PI_LISTED_KEYS
 from tests.core.sessiondata import HEADER, assistant, jsonl, user
 from tests.interop.pi_oracle import PiOracle
 from tests.interop.wild import wild_files
 
 JsonDict = dict[str, Any]
 # What pi's listing and `pitui list --json` both name (pi_oracle.PiOracle.list_sessions).
-COMPARED = (
-    "id",
-    "cwd",
-    "name",
-    "parentSessionPath",
-    "created",
-    "modified",
-    "messageCount",
-    "firstMessage",
-    "allMessagesTextLength",
-)
+COMPARED = (*PI_LISTED_KEYS, "allMessagesTextLength")
 MARKED = {"header-without-id.jsonl": "no-id", "line-before-header.jsonl": "line-before-header"}
 
 
