@@ -30,44 +30,18 @@ import sys
 import tempfile
 import threading
 import time
+from functools import partial
 from pathlib import Path
 
 import orjson
+import tmux_term as term  # (the benchmarks' shared tmux helpers, beside this file)
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = term.REPO
 GEN_STORE = REPO.parent / "shared" / "tools" / "gen_store.py"
-SIZE = ("160", "45")
 APPEND_EVERY = 0.05
 REPORT_EVERY = 30.0
 
 NO_ROWS = "No sessions found"
-EMPTY_APP = r"""
-from textual.app import App
-from textual.widgets import Input
-
-class Echo(App):
-    def compose(self):
-        yield Input(placeholder="type", value="> ")
-
-Echo().run()
-"""
-
-
-def tmux(*args: str) -> str:
-    return subprocess.run(["tmux", *args], check=True, capture_output=True, text=True).stdout
-
-
-def pane(session: str) -> str:
-    return tmux("capture-pane", "-p", "-t", session)
-
-
-def wait_until(session: str, text: str, shown: bool, start: float, timeout: float = 10.0) -> float:
-    """Seconds from ``start`` until the pane shows ``text`` (or, ``shown`` False, no longer)."""
-    while time.perf_counter() - start < timeout:
-        if (text in pane(session)) == shown:
-            return time.perf_counter() - start
-        time.sleep(0.005)
-    return float("nan")
 
 
 def key_latency(session: str, marker: str, rounds: int = 5) -> list[float]:
@@ -79,22 +53,15 @@ def key_latency(session: str, marker: str, rounds: int = 5) -> list[float]:
     for _ in range(rounds):
         for key, shown in (("q", True), ("BSpace", False)):
             start = time.perf_counter()
-            tmux("send-keys", "-t", session, key)
-            times.append(wait_until(session, marker, shown, start))
+            term.send(session, key)
+            times.append(term.wait_for(session, partial(_shows, marker, shown), 10.0, start))
             time.sleep(0.15)
     return times
 
 
-def wait_for_text(session: str, text: str, timeout: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout
-    while text not in pane(session):
-        if time.monotonic() > deadline:
-            raise SystemExit(f"{text!r} never appeared:\n{pane(session)}")
-        time.sleep(0.05)
-
-
-def pane_pid(session: str) -> int:
-    return int(tmux("list-panes", "-t", session, "-F", "#{pane_pid}").split()[0])
+def _shows(text: str, shown: bool, screen: str) -> bool:
+    """The screen shows ``text`` (or, ``shown`` False, no longer)."""
+    return (text in screen) == shown
 
 
 def rss_mb(pid: int) -> float:
@@ -178,25 +145,16 @@ class Appender(threading.Thread):
             self.count += 1
 
 
-def run_in_tmux(session: str, command: str, env: dict[str, str]) -> None:
-    exports = " ".join(f"{key}={value!s}" for key, value in env.items())
-    width, height = SIZE
-    subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)  # a stale one
-    tmux("new-session", "-d", "-s", session, "-x", width, "-y", height, f"env {exports} {command}")
-
-
 def floor_latency(env: dict[str, str]) -> list[float]:
-    script = Path(tempfile.mkdtemp()) / "echo_app.py"
-    script.write_text(EMPTY_APP)
     session = "pitui-soak-floor"
-    run_in_tmux(session, f"{sys.executable} {script}", env)
+    term.start(session, term.empty_app_command(), env)
     try:
-        wait_for_text(session, "> ")
+        term.wait_for_text(session, "> ")
         time.sleep(0.5)
-        tmux("send-keys", "-t", session, "End")
+        term.send(session, "End")
         return key_latency(session, "> q")
     finally:
-        tmux("kill-session", "-t", session)
+        term.stop(session)
 
 
 def summary(times: list[float]) -> str:
@@ -226,13 +184,7 @@ def main() -> None:
             check=True,
         )
     files = sorted((agent / "sessions").glob("*/*.jsonl"))
-    env = {
-        "PI_CODING_AGENT_DIR": str(agent),
-        "XDG_CACHE_HOME": str(work / "cache"),
-        "XDG_CONFIG_HOME": str(work / "config"),
-        "TERM": "xterm-256color",
-        "PYTHONPATH": str(REPO),
-    }
+    env = term.app_env(agent, work / "cache")
     # glibc's malloc tunables (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_…), to compare
     env.update({key: value for key, value in os.environ.items() if key.startswith("MALLOC_")})
     pitui = f"{sys.executable} -m pitui --all"
@@ -241,30 +193,25 @@ def main() -> None:
         env["PITUI_PROBE_TRACE"] = "1" if args.trace else "0"
         env["PITUI_PROBE_CHAINS"] = os.environ.get("PITUI_PROBE_CHAINS", "")
         pitui = f"{sys.executable} {REPO / 'benchmarks' / 'memory_probe.py'} --all"
-    if not args.cold:  # a previous run leaves the index warm
-        subprocess.run(
-            [sys.executable, "-m", "pitui", "list", "--all", "--json"],
-            env={**os.environ, **env},
-            stdout=subprocess.DEVNULL,
-            check=True,
-        )
+    if not args.cold:  # a previous run leaves the index warm (the texts are read by pitui)
+        term.warm_index(env, texts=False)
     floor = floor_latency(env)
     print(f"{len(files):,} sessions; empty Textual app's key echo: {summary(floor)}")
     session = "pitui-soak"
-    run_in_tmux(session, pitui, env)
+    term.start(session, pitui, env)
     appender = Appender(files)
     try:
-        wait_for_text(session, "Resume Session")
+        term.wait_for_text(session, "Resume Session")
         appender.start()
         while appender.count < 20:  # some sessions hold "soak" now: re:soak lists them
             time.sleep(0.05)
-        tmux("send-keys", "-t", session, "re:soak")
+        term.send(session, "re:soak", literal=True)
         # (the texts are read in the background after the first frame: until then no row matches)
         # (the query shows "No sessions found" until the picker has read the texts in the
         # background: give it time to get there, then wait for the rows)
         time.sleep(3)
-        wait_until(session, NO_ROWS, False, time.perf_counter(), timeout=300)
-        pid = pane_pid(session)
+        term.wait_for(session, partial(_shows, NO_ROWS, False), timeout=300)
+        pid = term.pane_pid(session)
         print(f"{'time':>6} {'appends':>8} {'RSS MB':>8}  key to screen")
         report(0.0, appender.count, rss_mb(pid), key_latency(session, NO_ROWS))
         if args.probe is not None:
@@ -300,7 +247,7 @@ def main() -> None:
         print(f"30 s after the appends stopped: RSS {rss_mb(pid):.1f} MB")
     finally:
         appender.stop.set()
-        tmux("kill-session", "-t", session)
+        term.stop(session)
         shutil.rmtree(work, ignore_errors=True)
 
 

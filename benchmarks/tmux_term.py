@@ -101,11 +101,12 @@ def app_env(agent: Path, cache: Path) -> dict[str, str]:
     }
 
 
-def warm_index(env: Mapping[str, str]) -> None:
-    """A previous run, as a user had one: every session listed and its texts read into the
-    index (``list --search`` reads them), so the picker starts from a warm index."""
+def warm_index(env: Mapping[str, str], *, texts: bool = True) -> None:
+    """A previous run, as a user had one: every session listed and (``texts``) its texts read
+    into the index (``list --search`` reads them), so the picker starts from a warm index."""
+    search = ["--search", "re:^$"] if texts else []
     subprocess.run(
-        [sys.executable, "-m", "pitui", "list", "--all", "--search", "re:^$", "--json"],
+        [sys.executable, "-m", "pitui", "list", "--all", *search, "--json"],
         env={**os.environ, **env},
         stdout=subprocess.DEVNULL,
         check=True,
