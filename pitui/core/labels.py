@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, MutableMapping
 from datetime import UTC, datetime, timedelta
-from typing import NamedTuple, Protocol
+from typing import NamedTuple
 
 from pitui.core.js import js_date_ms
+from pitui.core.session_info import ListedSession
 
-__all__ = ["LabeledSession", "ListedLabel", "apply_label", "label_time_ms", "listed_labels"]
+__all__ = ["ListedLabel", "apply_label", "label_time_ms", "listed_labels"]
 
 
 def apply_label(
@@ -37,25 +38,6 @@ def apply_label(
     else:
         labels[target] = label
         times[target] = timestamp or ""
-
-
-class LabeledSession(Protocol):
-    """What :func:`listed_labels` reads of a listed session (``SessionInfo`` has it)."""
-
-    @property
-    def path(self) -> str: ...
-    @property
-    def id(self) -> str: ...
-    @property
-    def name(self) -> str | None: ...
-    @property
-    def first_message(self) -> str: ...
-    @property
-    def cwd(self) -> str: ...
-    @property
-    def labels(self) -> dict[str, str]: ...
-    @property
-    def label_times(self) -> dict[str, str]: ...
 
 
 class ListedLabel(NamedTuple):
@@ -87,7 +69,7 @@ def label_time_ms(stamp: str) -> float | None:
     return js_date_ms(stamp)
 
 
-def listed_labels(sessions: Iterable[LabeledSession]) -> list[ListedLabel]:
+def listed_labels(sessions: Iterable[ListedSession]) -> list[ListedLabel]:
     """Every label of ``sessions``, newest label first (a label without a date after the dated
     ones); ties keep the sessions' order and each session's label map order."""
     found: list[ListedLabel] = []

@@ -35,11 +35,12 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Generic, Literal, NamedTuple, Protocol, TypeVar
+from typing import Any, Final, Generic, Literal, NamedTuple, TypeVar
 
 from pitui.core.js import JS_WHITESPACE, JS_WHITESPACE_RUN, js_lower, js_trim, utf16_units
 from pitui.core.jsregex import compile_js_regex, js_regex_subject
 from pitui.core.paths import default_normalize_path
+from pitui.core.session_info import SearchableSession, searchable_text
 
 __all__ = [
     "HEADER_PROBLEMS",
@@ -68,11 +69,6 @@ SortMode = Literal["threaded", "recent", "relevance"]
 # ---------------------------------------------------------------------------------------------
 # Searched texts
 # ---------------------------------------------------------------------------------------------
-
-
-def searchable_text(id: str, name: str | None, all_messages_text: str, cwd: str) -> str:
-    """What the picker searches: id, name ("" when unnamed), all message text, cwd."""
-    return f"{id} {name if name is not None else ''} {all_messages_text} {cwd}"
 
 
 _WS_OTHER_THAN_SPACE: Final = tuple(JS_WHITESPACE.replace(" ", ""))
@@ -526,27 +522,6 @@ def _walk_tables(
 # ---------------------------------------------------------------------------------------------
 # Picker rows: named filter, sort modes, threaded forest
 # ---------------------------------------------------------------------------------------------
-
-
-class SearchableSession(Protocol):
-    """What the picker needs of a listed session.
-
-    ``modified`` is epoch milliseconds (JavaScript's ``Date.getTime()``; whole milliseconds
-    reproduce pi's tie-breaking exactly). ``search_text`` is :func:`searchable_text`'s result.
-    """
-
-    @property
-    def path(self) -> str: ...
-    @property
-    def id(self) -> str: ...
-    @property
-    def name(self) -> str | None: ...
-    @property
-    def parent_session_path(self) -> str | None: ...
-    @property
-    def modified(self) -> float: ...
-    @property
-    def search_text(self) -> str: ...
 
 
 S = TypeVar("S", bound=SearchableSession)

@@ -7,13 +7,65 @@ does not show), its compact row in the index and its element of ``pitui list --j
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
 from pitui.core.safejson import escape_unsafe_bytes
 
-__all__ = ["SessionInfo", "listing_element"]
+__all__ = [
+    "ListedSession",
+    "SearchableSession",
+    "SessionInfo",
+    "listing_element",
+    "searchable_text",
+]
+
+
+def searchable_text(id: str, name: str | None, all_messages_text: str, cwd: str) -> str:
+    """What the picker searches: id, name ("" when unnamed), all message text, cwd."""
+    return f"{id} {name if name is not None else ''} {all_messages_text} {cwd}"
+
+
+class SearchableSession(Protocol):
+    """What searching and sorting a listing read of a session (:mod:`pitui.core.search`).
+
+    ``modified`` is epoch milliseconds (JavaScript's ``Date.getTime()``; whole milliseconds
+    reproduce pi's tie-breaking exactly). ``search_text`` is :func:`searchable_text`'s result.
+    """
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str | None: ...
+    @property
+    def parent_session_path(self) -> str | None: ...
+    @property
+    def modified(self) -> float: ...
+    @property
+    def search_text(self) -> str: ...
+
+
+class ListedSession(SearchableSession, Protocol):
+    """A listed session as the picker and the label listing read it: :class:`SessionInfo` is one
+    (tests pass their own)."""
+
+    @property
+    def cwd(self) -> str: ...
+    @property
+    def first_message(self) -> str: ...
+    @property
+    def message_count(self) -> int: ...
+    @property
+    def labels(self) -> dict[str, str]: ...
+    @property
+    def label_times(self) -> dict[str, str]: ...
+    @property
+    def header_problem(self) -> str | None:
+        """A key of :data:`pitui.core.search.HEADER_PROBLEMS`: listed, but pi cannot resume it."""
+        ...
 
 
 # SessionInfo's fields in constructor order (its repr)
@@ -103,8 +155,6 @@ class SessionInfo:
         """
         cached = self._search
         if cached is None or self.all_messages_text is None:
-            from pitui.core.search import searchable_text  # (loaded by then: a search asks)
-
             cached = searchable_text(self.id, self.name, self.all_messages_text or "", self.cwd)
             if self.all_messages_text is not None:
                 self._search = cached

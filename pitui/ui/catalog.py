@@ -16,38 +16,15 @@ from typing import Any, Literal, Protocol, cast
 from pitui.core import paths
 from pitui.core.labels import ListedLabel, listed_labels
 from pitui.core.search import Row
-from pitui.core.session_info import SessionInfo
+from pitui.core.session_info import ListedSession, SessionInfo
 from pitui.core.store import Store, hit_snippet
 
 Scope = Literal["current", "all"]
 SortMode = Literal["threaded", "recent", "relevance"]
 
 
-class PickerItem(Protocol):
-    """One listed session (the store's ``SessionInfo`` satisfies this)."""
-
-    @property
-    def path(self) -> str: ...
-    @property
-    def id(self) -> str: ...
-    @property
-    def name(self) -> str | None: ...
-    @property
-    def cwd(self) -> str: ...
-    @property
-    def parent_session_path(self) -> str | None: ...
-    @property
-    def modified(self) -> float: ...
-    @property
-    def search_text(self) -> str: ...
-    @property
-    def first_message(self) -> str: ...
-    @property
-    def message_count(self) -> int: ...
-    @property
-    def header_problem(self) -> str | None:
-        """A key of :data:`pitui.core.search.HEADER_PROBLEMS`: listed, but pi cannot resume it."""
-        ...
+#: One listed session, as the picker reads it (the store's ``SessionInfo`` is one).
+PickerItem = ListedSession
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +160,7 @@ class StoreCatalog:
         with self._lock:
             if self._labels is not None and self._labels[0] is items:
                 return self._labels[1]  # (every key typed after label: asks again)
-        found = listed_labels(cast("Sequence[SessionInfo]", items))
+        found = listed_labels(items)
         with self._lock:
             self._labels = (items, found)
         return found
