@@ -27,6 +27,7 @@ from pitui.ui.screens.session import SessionScreen
 from pitui.ui.themes import THEMES
 from pitui.ui.widgets.branch_tree import BranchTree
 from tests.conftest import fixture_by_scenario, load_expected
+from tests.core.sessiondata import assistant, jsonl, user
 
 # 2026-01-15 12:00 UTC: the session view's clock in tests (label times, busy checks, new entries)
 FROZEN = datetime(2026, 1, 15, 12, 0, tzinfo=UTC).timestamp()
@@ -52,6 +53,18 @@ def write_session(data: bytes, folder: Path, *, age: float = 3600.0, name: str =
     target.write_bytes(data)
     os.utime(target, (FROZEN - age, FROZEN - age))
     return target
+
+
+def two_branch_session() -> bytes:
+    """Root u1 → a1 → {u3 "approach B" → a3, u2 "approach A" → a2 (the leaf: last line)}."""
+    return jsonl(
+        user("u1", None, "first", t=1),
+        assistant("a1", "u1", "reply one", t=2),
+        user("u3", "a1", "approach B", t=3),
+        assistant("a3", "u3", "reply B", t=4),
+        user("u2", "a1", "approach A", t=5),
+        assistant("a2", "u2", "reply A", t=6),
+    )
 
 
 def pi_view(path: Path | str) -> dict[str, Any]:

@@ -16,7 +16,8 @@ from textual.message import Message
 from pitui.core.session import Session
 from pitui.core.tree_search import SearchIndex
 from pitui.core.treeview import TreeView
-from pitui.ui.widgets.branch_tree import BranchTree, cut_to_width
+from pitui.ui.widgets.branch_tree import BranchTree
+from pitui.ui.widgets.tree_row import cut_to_width
 from tests.conftest import REPO, fixture_by_scenario
 from tests.core.sessiondata import assistant, entry, jsonl, user
 

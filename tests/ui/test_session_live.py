@@ -20,21 +20,10 @@ from tests.ui.sessionview import (
     ScreenApp,
     opened,
     row_texts,
+    two_branch_session,
     wait_for,
     write_session,
 )
-
-
-def base_session() -> bytes:
-    """u1 → a1 → {u3 → a3, u2 → a2 (leaf)}."""
-    return jsonl(
-        user("u1", None, "first", t=1),
-        assistant("a1", "u1", "reply one", t=2),
-        user("u3", "a1", "approach B", t=3),
-        assistant("a3", "u3", "reply B", t=4),
-        user("u2", "a1", "approach A", t=5),
-        assistant("a2", "u2", "reply A", t=6),
-    )
 
 
 def line(obj: dict[str, Any]) -> bytes:
@@ -86,7 +75,7 @@ async def started(app: ScreenApp, pilot: Any) -> None:
 
 
 async def test_appends_line_by_line_join_the_tree_and_follow_the_leaf(tmp_path: Path) -> None:
-    path = write_session(base_session(), tmp_path)
+    path = write_session(two_branch_session(), tmp_path)
     app = await live_app(path)
     async with app.run_test(size=(120, 40)) as pilot:
         await started(app, pilot)
@@ -116,7 +105,7 @@ async def test_appends_line_by_line_join_the_tree_and_follow_the_leaf(tmp_path: 
 
 
 async def test_one_line_in_two_halves_waits_for_the_end(tmp_path: Path) -> None:
-    path = write_session(base_session(), tmp_path)
+    path = write_session(two_branch_session(), tmp_path)
     app = await live_app(path)
     async with app.run_test(size=(120, 40)) as pilot:
         await started(app, pilot)
@@ -134,7 +123,7 @@ async def test_one_line_in_two_halves_waits_for_the_end(tmp_path: Path) -> None:
 
 
 async def test_no_jump_when_the_selection_is_elsewhere(tmp_path: Path) -> None:
-    path = write_session(base_session(), tmp_path)
+    path = write_session(two_branch_session(), tmp_path)
     app = await live_app(path)
     async with app.run_test(size=(120, 40)) as pilot:
         await started(app, pilot)
@@ -147,7 +136,7 @@ async def test_no_jump_when_the_selection_is_elsewhere(tmp_path: Path) -> None:
 
 
 async def test_follow_off_keeps_the_selection(tmp_path: Path) -> None:
-    path = write_session(base_session(), tmp_path)
+    path = write_session(two_branch_session(), tmp_path)
     app = await live_app(path)
     async with app.run_test(size=(120, 40)) as pilot:
         await started(app, pilot)
@@ -164,7 +153,7 @@ async def test_follow_off_keeps_the_selection(tmp_path: Path) -> None:
 
 
 async def test_opened_on_an_entry_does_not_follow(tmp_path: Path) -> None:
-    path = write_session(base_session(), tmp_path)
+    path = write_session(two_branch_session(), tmp_path)
     app = ScreenApp(path, watch=True, select="a2")
     async with app.run_test(size=(120, 40)) as pilot:
         await started(app, pilot)
@@ -175,7 +164,7 @@ async def test_opened_on_an_entry_does_not_follow(tmp_path: Path) -> None:
 
 
 async def test_truncated_file_is_reloaded_with_a_notice(tmp_path: Path) -> None:
-    path = write_session(base_session(), tmp_path)
+    path = write_session(two_branch_session(), tmp_path)
     app = await live_app(path)
     async with app.run_test(size=(120, 40)) as pilot:
         await started(app, pilot)
@@ -191,7 +180,7 @@ async def test_truncated_file_is_reloaded_with_a_notice(tmp_path: Path) -> None:
 
 
 async def test_replaced_file_is_reloaded_with_a_notice(tmp_path: Path) -> None:
-    path = write_session(base_session(), tmp_path)
+    path = write_session(two_branch_session(), tmp_path)
     app = await live_app(path)
     async with app.run_test(size=(120, 40)) as pilot:
         await started(app, pilot)
@@ -223,7 +212,7 @@ async def test_replaced_file_is_reloaded_with_a_notice(tmp_path: Path) -> None:
 
 
 async def test_deleted_file_keeps_its_content_read_only(tmp_path: Path) -> None:
-    path = write_session(base_session(), tmp_path)
+    path = write_session(two_branch_session(), tmp_path)
     app = await live_app(path)
     async with app.run_test(size=(120, 40)) as pilot:
         await started(app, pilot)
@@ -241,14 +230,14 @@ async def test_deleted_file_keeps_its_content_read_only(tmp_path: Path) -> None:
         await pilot.pause(0.2)
         assert app.noted("does not write to it") and not path.exists()
         # it comes back (pi or a restore wrote it again): followed again
-        path.write_bytes(base_session() + line(user("r1", "a2", "back", t=40)))
+        path.write_bytes(two_branch_session() + line(user("r1", "a2", "back", t=40)))
         await wait_for(pilot, lambda: not app.session_screen.read_only)
         await wait_for(pilot, lambda: app.branch_tree.model.index_of("r1") is not None)
         assert_like_fresh_load(app, path)
 
 
 async def test_labels_written_by_pi_show_up(tmp_path: Path) -> None:
-    path = write_session(base_session(), tmp_path)
+    path = write_session(two_branch_session(), tmp_path)
     app = await live_app(path)
     async with app.run_test(size=(120, 40)) as pilot:
         await started(app, pilot)

@@ -44,6 +44,7 @@ from tests.ui.sessionview import (
     row_texts,
     selected_row,
     settle,
+    two_branch_session,
     wait_for,
     write_session,
 )
@@ -61,18 +62,6 @@ async def type_text(pilot: Any, text: str) -> None:
 async def select(app: ScreenApp, pilot: Any, uid: str) -> None:
     assert app.branch_tree.select_uid(uid)
     await settle(app, pilot)
-
-
-def u35_session() -> bytes:
-    """Root u1 → a1 → {u3 "approach B" → a3, u2 "approach A" → a2 (the leaf: last line)}."""
-    return jsonl(
-        user("u1", None, "first", t=1),
-        assistant("a1", "u1", "reply one", t=2),
-        user("u3", "a1", "approach B", t=3),
-        assistant("a3", "u3", "reply B", t=4),
-        user("u2", "a1", "approach A", t=5),
-        assistant("a2", "u2", "reply A", t=6),
-    )
 
 
 # ------------------------------------------------------------------------------------ U34 labels
@@ -168,7 +157,7 @@ async def dismiss_resume_offer(app: ScreenApp, pilot: Any) -> None:
 
 
 async def test_u35_enter_on_an_assistant_entry_continues_from_it(tmp_path: Path) -> None:
-    path = write_session(u35_session(), tmp_path)
+    path = write_session(two_branch_session(), tmp_path)
     app = ScreenApp(path)
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(app, pilot)
@@ -186,7 +175,7 @@ async def test_u35_enter_on_an_assistant_entry_continues_from_it(tmp_path: Path)
 
 
 async def test_u35_enter_on_a_user_message_continues_from_its_parent(tmp_path: Path) -> None:
-    path = write_session(u35_session(), tmp_path)
+    path = write_session(two_branch_session(), tmp_path)
     app = ScreenApp(path)
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(app, pilot)
@@ -208,7 +197,7 @@ async def test_u35_enter_on_a_user_message_continues_from_its_parent(tmp_path: P
 
 
 async def test_u35_enter_on_the_root_user_message_leaves_no_leaf(tmp_path: Path) -> None:
-    path = write_session(u35_session(), tmp_path)
+    path = write_session(two_branch_session(), tmp_path)
     app = ScreenApp(path)
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(app, pilot)
@@ -226,7 +215,7 @@ async def test_u35_enter_on_the_root_user_message_leaves_no_leaf(tmp_path: Path)
 
 
 async def test_u35_enter_on_the_leaf_is_already_there(tmp_path: Path) -> None:
-    path = write_session(u35_session(), tmp_path)
+    path = write_session(two_branch_session(), tmp_path)
     original = path.read_bytes()
     app = ScreenApp(path)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -322,7 +311,7 @@ async def test_undo_label_appends_the_inverse_entry(tmp_path: Path) -> None:
 
 
 async def test_undo_of_a_new_label_clears_it(tmp_path: Path) -> None:
-    path = write_session(u35_session(), tmp_path)
+    path = write_session(two_branch_session(), tmp_path)
     app = ScreenApp(path)
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(app, pilot)
@@ -456,7 +445,7 @@ async def test_v1_file_is_migrated_atomically_before_the_first_write(tmp_path: P
 
 
 async def test_busy_file_asks_before_writing(tmp_path: Path) -> None:
-    path = write_session(u35_session(), tmp_path, age=1.0)  # written 1 s ago: pi is working
+    path = write_session(two_branch_session(), tmp_path, age=1.0)  # written 1 s ago: pi is working
     original = path.read_bytes()
     app = ScreenApp(path)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -490,7 +479,7 @@ async def test_busy_file_asks_before_writing(tmp_path: Path) -> None:
 
 
 async def test_a_deleted_file_is_read_only(tmp_path: Path) -> None:
-    path = write_session(u35_session(), tmp_path)
+    path = write_session(two_branch_session(), tmp_path)
     app = ScreenApp(path)
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(app, pilot)
@@ -672,7 +661,7 @@ async def test_resume_offered_after_switching(tmp_path: Path) -> None:
 
 
 async def test_copy_keys_copy_the_message_path_and_resume_command(tmp_path: Path) -> None:
-    path = write_session(u35_session(), tmp_path)
+    path = write_session(two_branch_session(), tmp_path)
     app = ScreenApp(path)
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(app, pilot)
@@ -688,7 +677,7 @@ async def test_copy_keys_copy_the_message_path_and_resume_command(tmp_path: Path
 
 
 async def test_escape_leaves_a_standalone_view(tmp_path: Path) -> None:
-    path = write_session(u35_session(), tmp_path)
+    path = write_session(two_branch_session(), tmp_path)
     app = ScreenApp(path)
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(app, pilot)

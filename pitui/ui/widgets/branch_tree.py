@@ -8,21 +8,21 @@ requests, the screen decides: enter, ``L``, escape on an empty query and every c
 filter or query are posted as messages.
 
 The search line (``Type to search: …``) is the border title and the status line (``(3/40) [all]``)
-the border subtitle, built as ``Text`` so session text is never read as markup.
+the border subtitle, built as ``Text`` so session text is never read as markup. How a row is
+drawn is :mod:`.tree_row`; which keys type into the query, and the query while the searchable texts
+are read, :mod:`.tree_query`.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from datetime import datetime
 from typing import ClassVar, Literal
 
-from rich.cells import cell_len, split_graphemes
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual import events, on, work
+from textual import events, on
 from textual.binding import BindingType
 from textual.cache import LRUCache
 from textual.geometry import Size
@@ -30,77 +30,22 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.worker import get_current_worker
 
 from pitui.core.session import Session
-from pitui.core.tree_search import SearchIndex
-from pitui.core.treeview import FILTER_MODES, FilterMode, RowView, TreeView
+from pitui.core.treeview import FILTER_MODES, FilterMode, TreeView
 from pitui.render.safe_text import one_line
 from pitui.ui.commands import bindings_for
 from pitui.ui.rendering import has_plugin_compact_forms, plugin_compact_line
+from pitui.ui.widgets.tree_query import TextsRead, TreeQuery, typeable, typed_text
+from pitui.ui.widgets.tree_row import ROLE_CLASS, empty_strip, row_strip
 
-# pi's theme names → component classes (their colours come from theme variables in session.tcss)
-_ROLE_CLASS: dict[str, str] = {
-    "accent": "branch-tree--accent",
-    "success": "branch-tree--success",
-    "muted": "branch-tree--muted",
-    "dim": "branch-tree--dim",
-    "warning": "branch-tree--warning",
-    "error": "branch-tree--error",
-    "borderAccent": "branch-tree--border-accent",
-    "customMessageLabel": "branch-tree--custom-label",
-}
-_COMMAND_KEYS = frozenset({"L", "T", "D", "shift+l", "shift+t", "shift+d"})  # D: prune
 _EXTENSION_TYPES = frozenset({"custom", "custom_message"})  # what plug-ins draw
-ELLIPSIS = "..."
 
 #: How the selection moved, told with each :class:`BranchTree.EntryHighlighted`: ``jump`` (a
 #: branch jump, Home/End, a click, a selection made by the screen), ``step`` (up/down, a page,
 #: the selection following a search or filter change), ``follow`` (pi wrote and the selection
 #: followed), ``history`` (back/forward). The screen's history keeps the jumps as stops.
 Move = Literal["jump", "step", "follow", "history"]
-
-
-def cut_to_width(pieces: list[tuple[str, Style]], width: int) -> list[tuple[str, Style]]:
-    """§3.1: a row wider than ``width`` cells keeps the longest run of whole grapheme clusters
-    that fits in ``width − 3`` cells, then ``...``."""
-    sizes = [cell_len(text) for text, _ in pieces]
-    if sum(sizes) <= width:
-        return pieces
-    room = max(0, width - len(ELLIPSIS))
-    out: list[tuple[str, Style]] = []
-    used = 0
-    last_style = pieces[0][1] if pieces else Style()
-    for (text, style), size in zip(pieces, sizes, strict=True):
-        last_style = style
-        if used + size <= room:
-            out.append((text, style))
-            used += size
-            continue
-        out.append((_head(text, size, room - used), style))
-        break
-    out.append((ELLIPSIS[: max(0, width)], last_style))
-    return out
-
-
-def _head(text: str, size: int, cells: int) -> str:
-    """The longest run of whole grapheme clusters of ``text`` that fits in ``cells``."""
-    if size == len(text):  # one cell per character (connectors, ASCII): no clusters to keep
-        return text[:cells]
-    # only look at what can fit (zero-width marks take no cell, hence the margin); the last
-    # cluster of a cut slice may be incomplete, so it is dropped
-    limit = cells * 4 + 16
-    sliced = len(text) > limit
-    spans, _ = split_graphemes(text[:limit] if sliced else text)
-    if sliced and spans:
-        spans.pop()
-    keep = used = 0
-    for _start, end, width in spans:
-        if used + width > cells:
-            break
-        used += width
-        keep = end
-    return text[:keep]
 
 
 class BranchTree(ScrollView, can_focus=True):
@@ -115,7 +60,7 @@ class BranchTree(ScrollView, can_focus=True):
         "branch-tree--label-time",
         "branch-tree--query",  # the query in the search line
         "branch-tree--empty",  # "No entries found"
-        *_ROLE_CLASS.values(),
+        *ROLE_CLASS.values(),
     }
 
     BINDINGS: ClassVar[list[BindingType]] = list(bindings_for("tree"))
@@ -132,89 +77,8 @@ class BranchTree(ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------------------ messages
 
-    class EntryHighlighted(Message):
-        """The selection moved (keys, mouse, filter or search change). ``uid`` is None when no
-        row is visible."""
-
-        def __init__(
-            self, tree: BranchTree, uid: str | None, index: int, count: int, how: Move = "step"
-        ) -> None:
-            super().__init__()
-            self.branch_tree = tree
-            self.uid = uid
-            self.index = index
-            self.count = count
-            self.how: Move = how
-
-        @property
-        def control(self) -> BranchTree:
-            return self.branch_tree
-
-        def can_replace(self, message: Message) -> bool:
-            # a jump is never dropped unseen: the history keeps it as a stop
-            return (
-                isinstance(message, BranchTree.EntryHighlighted)
-                and message.branch_tree is self.branch_tree
-                and message.how != "jump"
-            )
-
-    class EntrySelected(Message):
-        """``enter`` (or a double click) on an entry: the screen applies §3.13."""
-
-        def __init__(self, tree: BranchTree, uid: str) -> None:
-            super().__init__()
-            self.branch_tree = tree
-            self.uid = uid
-
-        @property
-        def control(self) -> BranchTree:
-            return self.branch_tree
-
-    class LabelRequested(Message):
-        """``L`` on an entry: the screen opens the label editor (prefilled with ``label``)."""
-
-        def __init__(self, tree: BranchTree, uid: str, label: str | None) -> None:
-            super().__init__()
-            self.branch_tree = tree
-            self.uid = uid
-            self.label = label
-
-        @property
-        def control(self) -> BranchTree:
-            return self.branch_tree
-
-    class SearchChanged(Message):
-        def __init__(self, tree: BranchTree, query: str) -> None:
-            super().__init__()
-            self.branch_tree = tree
-            self.query = query
-
-        @property
-        def control(self) -> BranchTree:
-            return self.branch_tree
-
-    class FilterChanged(Message):
-        def __init__(self, tree: BranchTree, mode: FilterMode) -> None:
-            super().__init__()
-            self.branch_tree = tree
-            self.mode = mode
-
-        @property
-        def control(self) -> BranchTree:
-            return self.branch_tree
-
-    class LabelTimesToggled(Message):
-        def __init__(self, tree: BranchTree, shown: bool) -> None:
-            super().__init__()
-            self.branch_tree = tree
-            self.shown = shown
-
-        @property
-        def control(self) -> BranchTree:
-            return self.branch_tree
-
-    class CloseRequested(Message):
-        """``escape`` / ``ctrl+c`` with an empty query: pi closes the tree here."""
+    class _TreeMessage(Message):
+        """Something happened in the tree (it is the ``control``: ``@on(…, "#id")`` works)."""
 
         def __init__(self, tree: BranchTree) -> None:
             super().__init__()
@@ -224,11 +88,59 @@ class BranchTree(ScrollView, can_focus=True):
         def control(self) -> BranchTree:
             return self.branch_tree
 
-    class _SearchReady(Message):
-        def __init__(self, index: SearchIndex | None, epoch: int) -> None:
-            super().__init__()
+    class EntryHighlighted(_TreeMessage):
+        """The selection moved (keys, mouse, filter or search change). ``uid`` is None when no
+        row is visible."""
+
+        def __init__(
+            self, tree: BranchTree, uid: str | None, index: int, count: int, how: Move = "step"
+        ) -> None:
+            super().__init__(tree)
+            self.uid = uid
             self.index = index
-            self.epoch = epoch
+            self.count = count
+            self.how: Move = how
+
+        def can_replace(self, message: Message) -> bool:
+            # a jump is never dropped unseen: the history keeps it as a stop
+            return (
+                isinstance(message, BranchTree.EntryHighlighted)
+                and message.branch_tree is self.branch_tree
+                and message.how != "jump"
+            )
+
+    class EntrySelected(_TreeMessage):
+        """``enter`` (or a double click) on an entry: the screen applies §3.13."""
+
+        def __init__(self, tree: BranchTree, uid: str) -> None:
+            super().__init__(tree)
+            self.uid = uid
+
+    class LabelRequested(_TreeMessage):
+        """``L`` on an entry: the screen opens the label editor (prefilled with ``label``)."""
+
+        def __init__(self, tree: BranchTree, uid: str, label: str | None) -> None:
+            super().__init__(tree)
+            self.uid = uid
+            self.label = label
+
+    class SearchChanged(_TreeMessage):
+        def __init__(self, tree: BranchTree, query: str) -> None:
+            super().__init__(tree)
+            self.query = query
+
+    class FilterChanged(_TreeMessage):
+        def __init__(self, tree: BranchTree, mode: FilterMode) -> None:
+            super().__init__(tree)
+            self.mode = mode
+
+    class LabelTimesToggled(_TreeMessage):
+        def __init__(self, tree: BranchTree, shown: bool) -> None:
+            super().__init__(tree)
+            self.shown = shown
+
+    class CloseRequested(_TreeMessage):
+        """``escape`` / ``ctrl+c`` with an empty query: pi closes the tree here."""
 
     # ------------------------------------------------------------------------------ setup
 
@@ -262,10 +174,7 @@ class BranchTree(ScrollView, can_focus=True):
             model = TreeView(session, leaf=leaf, selected=selected, filter_mode=filter_mode,
                              home=home, now=now)  # fmt: skip
         self._tree = model
-        self._search_in_background = search_in_background
-        self._pending_query: str | None = None  # typed before the searchable texts were ready
-        self._reading = False  # the search-text worker is running
-        self._search_epoch = 0  # bumped when the file is replaced: older results are dropped
+        self._query = TreeQuery(self, in_background=search_in_background)
         self._line_cache: LRUCache[tuple[object, ...], Strip] = LRUCache(1024)
         self._base_style: Style | None = None
         self.set_reactive(BranchTree.filter_mode, model.filter_mode)
@@ -278,54 +187,23 @@ class BranchTree(ScrollView, can_focus=True):
 
     def on_mount(self) -> None:
         self._sync(scroll=True, how="jump")
-        if self._small_session():
+        if self._query.small_session():
             self.prefetch_search_texts()
-
-    def _small_session(self) -> bool:
-        return len(self._tree.session.entries) <= self.PREFETCH_ENTRIES
 
     def prefetch_search_texts(self) -> None:
         """Start reading the searchable texts now (in a thread worker) if not done or running."""
-        if not self._search_in_background or self._tree.search_ready or self._reading:
-            return
-        self._reading = True
-        if self._tree.count:
-            # read one entry here first: Session.raw opens its file lazily, and two threads
-            # doing that at once would each open it
-            self._tree.row(self._tree.selected_index)
-        self._read_search_texts()
+        self._query.prefetch()
 
     def on_resize(self) -> None:
         self._sync(scroll=True)  # pi keeps the selection in the middle of the window
 
-    @work(thread=True, group="branch-tree-search", exclusive=True, exit_on_error=False)
-    def _read_search_texts(self) -> None:
-        worker = get_current_worker()
-        epoch = self._search_epoch
-
-        def cancelled() -> bool:
-            time.sleep(0)  # let the event loop have the interpreter: keys stay responsive
-            return worker.is_cancelled
-
-        try:
-            index = self._tree.compute_search_texts(cancelled=cancelled)
-        except OSError:
-            index = None  # the file vanished or was replaced: the query finds nothing
-        if not worker.is_cancelled:
-            self.post_message(self._SearchReady(index, epoch))
-
-    @on(_SearchReady)
-    def _search_texts_arrived(self, message: _SearchReady) -> None:
+    @on(TextsRead)
+    def _search_texts_arrived(self, message: TextsRead) -> None:
         message.stop()
-        if message.epoch != self._search_epoch:
+        outcome = self._query.texts_read(message)
+        if outcome == "stale":
             return
-        self._reading = False
-        if message.index is not None:
-            self._tree.set_search_texts(message.index)
-        query, self._pending_query = self._pending_query, None
-        if query is not None and self._tree.search_ready:
-            self._tree.set_query(query)
-        elif query:  # the file could not be read: there is nothing to search
+        if outcome == "dropped":
             self.set_reactive(BranchTree.search_query, "")
             self.post_message(self.SearchChanged(self, ""))
         self._sync(scroll=True)
@@ -363,15 +241,12 @@ class BranchTree(ScrollView, can_focus=True):
         ``leaf`` moves the leaf in the same pass (``"default"``: the file's leaf, as after a
         growth, since pi's leaf is the last line); ``"keep"`` leaves it where it is."""
         if replaced:
-            # texts being read belong to the old file: drop them, read again if wanted
-            self.workers.cancel_group(self, "branch-tree-search")
-            self._search_epoch += 1
-            self._reading = False
+            self._query.file_replaced()  # (read again below if wanted)
         if leaf == "keep":
             self._tree.rebuild(replaced=replaced)
         else:
             self._tree.set_leaf(leaf, replaced=replaced)
-        if replaced and (self._pending_query is not None or self._small_session()):
+        if replaced and (self._query.pending is not None or self._query.small_session()):
             self.prefetch_search_texts()
         self._sync(scroll=True)
 
@@ -388,7 +263,7 @@ class BranchTree(ScrollView, can_focus=True):
             self.post_message(self.FilterChanged(self, mode))
 
     def watch_search_query(self, query: str) -> None:
-        if query != self._current_query():
+        if query != self._query.text:
             self._search(query)
 
     def watch_show_label_times(self, shown: bool) -> None:
@@ -437,8 +312,7 @@ class BranchTree(ScrollView, can_focus=True):
             self.post_message(self.EntrySelected(self, uid))
 
     def action_escape(self) -> None:
-        if self._pending_query:
-            self._pending_query = None
+        if self._query.drop_pending():
             self._sync()
             self.post_message(self.SearchChanged(self, ""))
         elif self._tree.clear_query():
@@ -468,30 +342,26 @@ class BranchTree(ScrollView, can_focus=True):
         self.show_label_times = not self.show_label_times
 
     def action_backspace(self) -> None:
-        query = self._current_query()
+        query = self._query.text
         if query:
             self._search(query[:-1])
 
     # ------------------------------------------------------------------------------ keys, mouse
 
     def on_key(self, event: events.Key) -> None:
-        """Printable input goes to the search (§3.10); ``L`` and ``T`` stay commands, and so
-        does a key with alt or ctrl (``alt+l``: its character is ``l``)."""
-        if event.key in _COMMAND_KEYS or not event.is_printable or not event.character:
-            return
-        modifiers = event.key.split("+")[:-1]
-        if "alt" in modifiers or "ctrl" in modifiers:
-            return
-        if self.type_text(event.character):
+        """Printable input goes to the search (§3.10), but for the command keys
+        (:func:`~.tree_query.typed_text`)."""
+        text = typed_text(event)
+        if text is not None and self.type_text(text):
             event.stop()
             event.prevent_default()
 
     def type_text(self, text: str) -> bool:
         """Add ``text`` to the search query as if typed; False (nothing added) for text with a
         control character."""
-        if any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in text):
+        if not typeable(text):
             return False
-        self._search(self._current_query() + text)
+        self._search(self._query.text + text)
         return True
 
     def on_click(self, event: events.Click) -> None:
@@ -515,9 +385,6 @@ class BranchTree(ScrollView, can_focus=True):
                 return mode
         raise ValueError(f"unknown filter mode {name!r}")
 
-    def _current_query(self) -> str:
-        return self._pending_query if self._pending_query is not None else self._tree.query
-
     def _set_filter(self, mode: FilterMode) -> None:
         # every filter key applies (and clears folds) even when the mode does not change
         self._tree.set_filter(mode)
@@ -526,12 +393,7 @@ class BranchTree(ScrollView, can_focus=True):
         self.post_message(self.FilterChanged(self, mode))
 
     def _search(self, query: str) -> None:
-        if self._tree.search_ready or not self._search_in_background:
-            self._tree.set_query(query)
-        else:
-            self._pending_query = query  # applied when the worker's texts arrive
-            self._tree.clear_folds()  # as any query change does (§3.10)
-            self.prefetch_search_texts()
+        self._query.set(query)
         self.set_reactive(BranchTree.search_query, query)
         self._sync(scroll=True)
         self.post_message(self.SearchChanged(self, query))
@@ -541,7 +403,7 @@ class BranchTree(ScrollView, can_focus=True):
         the selection moved), redraw."""
         tree = self._tree
         self.virtual_size = Size(0, max(tree.count, 1))
-        self.set_reactive(BranchTree.search_query, self._current_query())
+        self.set_reactive(BranchTree.search_query, self._query.text)
         self.set_reactive(BranchTree.show_label_times, tree.show_label_times)
         self._update_titles()
         if scroll and tree.count:
@@ -558,11 +420,11 @@ class BranchTree(ScrollView, can_focus=True):
         """pi's search line: ``Type to search:`` and the query (accent); ``…`` while the
         searchable texts are still being read. Shown as the border title."""
         search = Text("Type to search:", no_wrap=True, end="")
-        query = self._current_query()
+        query = self._query.text
         if query:
             search.append(" ")
             search.append(one_line(query), self.get_component_rich_style("branch-tree--query"))
-            if self._pending_query is not None:
+            if self._query.pending is not None:
                 search.append(" …")
         return search
 
@@ -603,16 +465,17 @@ class BranchTree(ScrollView, can_focus=True):
             if y != 0:
                 return Strip.blank(width, base)
             empty = base + self.get_component_rich_style("branch-tree--empty")
-            return Strip([Segment("  No entries found"[:width], empty)]).adjust_cell_length(
-                width, base
-            )
+            return empty_strip(width, empty, base)
         if not 0 <= index < tree.count:
             return Strip.blank(width, base)
-        strip = self._render_row(tree.row(index, width), width, base, self._compact(index, width))
+        row = tree.row(index, width)
+        strip = row_strip(
+            row, width, base, self.get_component_rich_style, self._compact(index, width)
+        )
         self._line_cache[key] = strip
         return strip
 
-    def _compact(self, index: int, width: int) -> Text | None:
+    def _compact(self, index: int, width: int) -> list[Segment] | None:
         """A plug-in's one-line form of an extension entry's row, drawn instead of its text."""
         meta = self._tree.entry(index)
         if meta.type not in _EXTENSION_TYPES or not has_plugin_compact_forms():
@@ -621,50 +484,5 @@ class BranchTree(ScrollView, can_focus=True):
             raw = self._tree.session.raw(meta)
         except OSError:
             return None
-        return plugin_compact_line(raw, width)
-
-    def _render_row(
-        self, row: RowView, width: int, base: Style, compact: Text | None = None
-    ) -> Strip:
-        style_of = self.get_component_rich_style
-        line_style = base
-        # Component styles carry the widget's background; on the selected row the cursor's
-        # background (and bold) is laid over each piece last, so no colour hides it.
-        overlay = Style()
-        if row.selected:
-            cursor = style_of("branch-tree--cursor")
-            overlay = Style(bgcolor=cursor.bgcolor, bold=cursor.bold, italic=cursor.italic)
-            line_style = base + cursor
-
-        def styled(name: str) -> Style:
-            return style_of(name) + overlay
-
-        pieces: list[tuple[str, Style]] = [
-            ("› ", styled("branch-tree--pointer")) if row.selected else ("  ", line_style),
-            (row.prefix, styled("branch-tree--prefix")),
-        ]
-        if row.fold_marker:
-            pieces.append(("⊞ ", styled("branch-tree--marker")))
-        if row.active:
-            pieces.append(("• ", styled("branch-tree--marker")))
-        if row.label is not None:
-            pieces.append((f"[{one_line(row.label)}] ", styled("branch-tree--label")))
-        if row.label_time is not None:
-            pieces.append((f"{row.label_time} ", styled("branch-tree--label-time")))
-        if compact is not None:
-            pieces.extend(
-                (segment.text, line_style + (segment.style or Style()) + overlay)
-                for segment in compact.render(self.app.console)
-                if segment.text != "\n"
-            )
-        for part in row.parts if compact is None else ():
-            style = styled(_ROLE_CLASS[part.role]) if part.role else line_style
-            if part.italic:
-                style += Style(italic=True)
-            pieces.append((one_line(part.text), style))
-        pieces = [(text, style) for text, style in cut_to_width(pieces, width) if text]
-        return Strip(_segments(pieces)).adjust_cell_length(width, line_style)
-
-
-def _segments(pieces: Iterable[tuple[str, Style]]) -> list[Segment]:
-    return [Segment(text, style) for text, style in pieces]
+        compact = plugin_compact_line(raw, width)
+        return None if compact is None else list(compact.render(self.app.console))

@@ -22,7 +22,7 @@ from pitui.core.diff import DiffEntry, FileTouch, Side
 from pitui.core.paths import shorten_home
 from pitui.core.units import format_count
 from pitui.render.safe_text import one_line
-from pitui.ui.widgets.branch_tree import cut_to_width
+from pitui.ui.widgets.tree_row import cut_to_width
 
 __all__ = ["DiffSideView", "Piece", "Row", "SideRows"]
 

@@ -151,29 +151,23 @@ class SessionList(ScrollView, can_focus=False):
 
     selected: reactive[int] = reactive(0, always_update=True)
 
-    class Highlighted(Message):
+    class _RowMessage(Message):
+        """Something happened to the row at ``index`` (the list is the ``control``)."""
+
+        def __init__(self, session_list: SessionList, index: int) -> None:
+            super().__init__()
+            self.session_list = session_list
+            self.index = index
+
+        @property
+        def control(self) -> SessionList:
+            return self.session_list
+
+    class Highlighted(_RowMessage):
         """The selection moved to ``index``."""
 
-        def __init__(self, session_list: SessionList, index: int) -> None:
-            super().__init__()
-            self.session_list = session_list
-            self.index = index
-
-        @property
-        def control(self) -> SessionList:
-            return self.session_list
-
-    class Activated(Message):
+    class Activated(_RowMessage):
         """A row was double-clicked."""
-
-        def __init__(self, session_list: SessionList, index: int) -> None:
-            super().__init__()
-            self.session_list = session_list
-            self.index = index
-
-        @property
-        def control(self) -> SessionList:
-            return self.session_list
 
     def __init__(
         self,
