@@ -16,8 +16,9 @@ from pitui.ui.palette import PituiCommands
 from pitui.ui.screens.diff import DiffScreen
 from pitui.ui.screens.help import HelpScreen
 from pitui.ui.screens.session import SessionScreen
-from pitui.ui.screens.session.diffmark import MARK_ID
+from pitui.ui.widgets.branch_tree import BranchTree
 from pitui.ui.widgets.diff_side import DiffSideView
+from pitui.ui.widgets.tree_row import DIFF_MARK
 from tests.core.sessiondata import assistant, jsonl, user
 from tests.core.test_diff import branchy_bytes
 from tests.ui.sessionview import ScreenApp, opened, settle, wait_for, write_session
@@ -49,6 +50,12 @@ async def shown(app: ScreenApp, pilot: Any) -> DiffScreen:
     return diff_screen(app)
 
 
+def marked_rows(tree: BranchTree) -> list[str]:
+    """The drawn rows (on screen) that show the diff mark."""
+    drawn = [tree.render_line(y).text for y in range(tree.size.height)]
+    return [line for line in drawn if f"{DIFF_MARK} " in line]
+
+
 def side_lines(screen: DiffScreen, which: str) -> list[str]:
     return screen.query_one(f"#diff-{which}", DiffSideView).plain_lines()
 
@@ -59,9 +66,15 @@ async def test_mark_then_diff_then_back(tmp_path: Path) -> None:
         await opened(app, pilot)
         assert app.branch_tree.select_uid("u3")
         await pilot.press("alt+m")
-        mark = app.session_screen.query_one(f"#{MARK_ID}", Static)
-        assert "Marked u3" in str(mark.render()) and "user: thanks" in str(mark.render())
+        await pilot.pause()
+        assert app.noted("Marked u3") and app.noted("alt+d compares it with the selected entry")
+        # the mark is drawn in the marked row, which keeps it when the selection moves on
+        [row] = marked_rows(app.branch_tree)
+        assert row.startswith(f"›       {DIFF_MARK} user: thanks"), row
         assert app.branch_tree.select_uid("a4")
+        await pilot.pause()
+        [row] = marked_rows(app.branch_tree)
+        assert row.startswith(f"        {DIFF_MARK} user: thanks"), row
         await pilot.press("alt+d")
         screen = await shown(app, pilot)
         assert screen.diff is not None and screen.diff.relation == "diverged"
@@ -99,10 +112,11 @@ async def test_mark_again_clears_it(tmp_path: Path) -> None:
         await opened(app, pilot)
         assert app.branch_tree.select_uid("a2")
         await pilot.press("alt+m")
-        assert app.session_screen.query(f"#{MARK_ID}")
+        await pilot.pause()
+        assert len(marked_rows(app.branch_tree)) == 1
         await pilot.press("alt+m")
         await pilot.pause()
-        assert not app.session_screen.query(f"#{MARK_ID}")
+        assert marked_rows(app.branch_tree) == []
         assert app.session_screen.diff_mark.uid is None and app.noted("Mark cleared")
 
 
@@ -194,6 +208,22 @@ def test_snapshot_narrow(snap_compare: SnapCompare, tmp_path: Path) -> None:
     app = ScreenApp(write_session(branchy_bytes(), tmp_path))
     run = steps("alt+m", "alt+d", select=("u3", "a4"))
     assert snap_compare(app, terminal_size=NARROW, run_before=run)
+
+
+def test_snapshot_marked_row(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    """The session view with u3 marked and a4 selected: the mark is drawn in u3's row."""
+    app = ScreenApp(write_session(branchy_bytes(), tmp_path))
+
+    async def run(pilot: Any) -> None:
+        await opened(app, pilot)
+        assert app.branch_tree.select_uid("u3")
+        await pilot.press("alt+m")
+        assert app.branch_tree.select_uid("a4")
+        await settle(app, pilot)
+        app.clear_notifications()  # (the mark's hint would time out at any moment)
+        await settle(app, pilot)
+
+    assert snap_compare(app, terminal_size=WIDE, run_before=run)
 
 
 def test_snapshot_hostile(snap_compare: SnapCompare, tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from pitui.ui.screens.session import SessionScreen
 from pitui.ui.screens.session.panes import PaneLayout
 from pitui.ui.themes import THEMES
 from pitui.ui.widgets.branch_tree import BranchTree
+from pitui.ui.widgets.tree_row import DIFF_MARK
 from tests.ui.sessionview import ScreenApp, opened, settle, wait_for, write_session
 from tests.ui.test_session_nav import two_branches
 
@@ -120,7 +121,8 @@ async def test_f1_legend_names_every_mark_the_tree_draws(tmp_path: Path) -> None
         legend = plain(legend_table(app.get_css_variables())).splitlines()
         for mark, meaning in [("› ", "the selected row"), ("• ", "active path"),
                               ("├⊟", "can be folded"), ("├⊞", "folded: its rows are hidden"),
-                              ("┊12", "a deep row"), ("[label]", "a label"),
+                              ("┊12", "a deep row"), (f"{DIFF_MARK} ", "marked to compare"),
+                              ("[label]", "a label"),
                               ("[compaction", "a compaction"), ("● pi is writing", "pi wrote"),
                               ("follow on", "follows new entries")]:  # fmt: skip
             row = next((line for line in legend if line.lstrip().startswith(mark)), "")

@@ -83,6 +83,10 @@ def legend(colours: dict[str, str]) -> Table:
         ),
         (Text("│  ├─ └─", dim), "a branch point's children; the active branch is listed first"),
         (Text("┊12 ", dim), "a deep row: 12 levels of outer gutters folded into one mark"),
+        (
+            Text("◆ ", accent),  # (tree_row.DIFF_MARK: importing it costs the picker 0.1 s)
+            "the entry marked to compare (alt+m; alt+d compares it with the selected one)",
+        ),
         (Text("[label] ", colour("warning")), "a label (L edits it; T shows when it was set)"),
         (Text("user: ", accent), "a user message"),
         (Text("assistant: ", colour("success")), "an assistant message"),

@@ -55,7 +55,7 @@ class BranchTree(ScrollView, can_focus=True):
         "branch-tree--cursor",  # the selected row: background over the full width, bold text
         "branch-tree--pointer",  # the "› " in front of the selected row
         "branch-tree--prefix",  # connectors and gutters
-        "branch-tree--marker",  # fold marker "⊞ " and active-path marker "• "
+        "branch-tree--marker",  # fold marker "⊞ ", active-path marker "• ", diff mark "◆ "
         "branch-tree--label",  # "[label] "
         "branch-tree--label-time",
         "branch-tree--query",  # the query in the search line
@@ -179,6 +179,14 @@ class BranchTree(ScrollView, can_focus=True):
         self._base_style: Style | None = None
         self.set_reactive(BranchTree.filter_mode, model.filter_mode)
         self._last_highlight: tuple[str | None, int, int] | None = None
+        self.marked: str | None = None  # the entry marked to compare: its row has the mark
+
+    def set_marked(self, uid: str | None) -> None:
+        """Draw the diff mark (``tree_row.DIFF_MARK``) in ``uid``'s row (None: in no row)."""
+        if uid != self.marked:
+            self.marked = uid
+            self._line_cache.clear()
+            self.refresh()
 
     @property
     def model(self) -> TreeView:
@@ -470,7 +478,12 @@ class BranchTree(ScrollView, can_focus=True):
             return Strip.blank(width, base)
         row = tree.row(index, width)
         strip = row_strip(
-            row, width, base, self.get_component_rich_style, self._compact(index, width)
+            row,
+            width,
+            base,
+            self.get_component_rich_style,
+            self._compact(index, width),
+            marked=row.uid == self.marked,
         )
         self._line_cache[key] = strip
         return strip

@@ -29,6 +29,7 @@ ROLE_CLASS: dict[str, str] = {
     "customMessageLabel": "branch-tree--custom-label",
 }
 ELLIPSIS = "..."
+DIFF_MARK = "◆"  # in the row of the entry marked to compare (alt+m)
 
 
 def cut_to_width(pieces: list[tuple[str, Style]], width: int) -> list[tuple[str, Style]]:
@@ -79,9 +80,12 @@ def row_strip(
     base: Style,
     style_of: Callable[[str], Style],
     compact: Sequence[Segment] | None = None,
+    *,
+    marked: bool = False,
 ) -> Strip:
     """``row`` drawn in ``width`` cells over the widget's ``base`` style; ``compact``: a
-    plug-in's one-line form of the entry (its segments), drawn instead of the row's text."""
+    plug-in's one-line form of the entry (its segments), drawn instead of the row's text;
+    ``marked``: the entry marked to compare (:data:`DIFF_MARK`)."""
     line_style = base
     # Component styles carry the widget's background; on the selected row the cursor's
     # background (and bold) is laid over each piece last, so no colour hides it.
@@ -98,6 +102,8 @@ def row_strip(
         ("› ", styled("branch-tree--pointer")) if row.selected else ("  ", line_style),
         (row.prefix, styled("branch-tree--prefix")),
     ]
+    if marked:
+        pieces.append((f"{DIFF_MARK} ", styled("branch-tree--marker")))
     if row.fold_marker:
         pieces.append(("⊞ ", styled("branch-tree--marker")))
     if row.active:

@@ -1,6 +1,6 @@
 """The session view's branch diff: the entry marked to compare, and opening the diff screen.
 
-``alt+m`` marks the selected entry (again: clears the mark); a line under the tree says which.
+``alt+m`` marks the selected entry (again: clears the mark); its row in the tree shows ``◆``.
 ``alt+d`` compares the marked entry (A) with the selected one (B); without a mark, the leaf (the
 active branch) is A. The two sides are read in a thread under the view's lock on the index, so
 an append from pi never changes the tree halfway through a read.
@@ -11,22 +11,16 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from rich.text import Text
-from textual.widgets import Static
-
 from pitui.core.diff import BranchDiff, branch_diff
-from pitui.core.session import EntryMeta
 from pitui.render.safe_text import one_line
 from pitui.ui.commands import COMMANDS, effective_keys
 from pitui.ui.screens.diff import DiffScreen
+from pitui.ui.widgets.tree_row import DIFF_MARK
 
 if TYPE_CHECKING:
     from pitui.ui.screens.session.screen import SessionScreen
 
-__all__ = ["MARK_ID", "DiffMark"]
-
-MARK_ID = "diff-mark"
-_TEXT_CELLS = 60
+__all__ = ["DiffMark"]
 
 
 class DiffMark:
@@ -51,28 +45,17 @@ class DiffMark:
             self.screen.notify("Mark cleared")
             return
         self.uid = meta.uid
-        line = Text.assemble(
-            ("Marked ", "bold"),
-            (one_line(meta.uid), "bold"),
-            f"  {self._entry_text(meta)}",
-            (f"  {self._key('session.diff')} compares it with the selected entry", "dim"),
+        self.screen.branch_tree.set_marked(meta.uid)
+        self.screen.notify(
+            f"Marked {one_line(meta.uid)} ({DIFF_MARK} in its row): "
+            f"{self._key('session.diff')} compares it with the selected entry "
+            f"({self._key('session.mark')} on it again unmarks)",
+            markup=False,
         )
-        shown = self.screen.query(f"#{MARK_ID}")
-        if shown:
-            shown.first(Static).update(line)
-        else:
-            self.screen.query_one("#tree-pane").mount(Static(line, id=MARK_ID, classes="hint"))
 
     def clear(self) -> None:
         self.uid = None
-        for widget in self.screen.query(f"#{MARK_ID}"):
-            widget.remove()
-
-    def _entry_text(self, meta: EntryMeta) -> str:
-        """The marked entry's row text (the tree has drawn it: read once more, it is small)."""
-        tree = self.screen.branch_tree
-        text = "".join(part.text for part in tree.model.entry_text(meta))
-        return one_line(text, _TEXT_CELLS)
+        self.screen.branch_tree.set_marked(None)
 
     def open(self, selected: str | None) -> None:
         """The diff screen for the mark (or the leaf) and ``selected``."""
@@ -80,6 +63,7 @@ class DiffMark:
         session = screen.session
         if session is None or selected is None:
             return
+        screen.app.clear_notifications()  # (the mark's hint is done with)
         first = self.uid
         if first is not None and session.get(first) is None:
             self.clear()  # the file was replaced and the entry is gone
