@@ -180,6 +180,10 @@ COMMANDS: tuple[Command, ...] = (
             "Less room for the tree, more for the context", "session", show=False),
     Command("session.leaf", "alt+l", "leaf", "Leaf", "Select the leaf: where pi continues",
             "session"),
+    Command("session.show_all", "alt+a", "show_all", "Show all",
+            "Unfold everything in the context pane (the '… (show all)' lines, thinking; a click "
+            "on such a line does it too), or fold it again; it stays unfolded from entry to "
+            "entry", "session"),
     Command("session.previous_leaf", "alt+o", "previous_leaf", "Previous leaf",
             "Select the leaf pi had before it came to this branch (enter continues from it)",
             "session", show=False),

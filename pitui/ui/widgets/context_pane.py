@@ -5,6 +5,12 @@ and draws its messages in thread workers, and shows the lines with the Line API
 (:class:`ContextLines`). Only the end of a long context is drawn at first (the selected entry's
 own message and a few screens before it); scrolling to the top draws the earlier messages.
 
+Long tool output, thinking and the like are folded (``… N more lines (show all)``) until the user
+asks for everything: :meth:`ContextPane.show_all` (``alt+a``, or a click on such a line). The
+pane then stays unfolded while the selection moves, until asked again: the next entry's context
+is mostly the same messages, and a reader who unfolded one to read it would lose their place if
+it folded back under them.
+
 Context builds read the session index without the screen's lock: such a read only ever sees the
 index before or after an append, and the screen asks again whenever the selected entry's path
 changes.
@@ -44,6 +50,9 @@ from pitui.ui.rendering import app_registry, drawn_by_plugin
 SCREENS_DRAWN = 3
 MIN_LINES_DRAWN = 120
 CONTEXT_INTERVAL = 0.25  # seconds between two context builds, at least
+# What a folded part says (render/parts.py's markers; a folded thinking block's one line)
+FOLD_MARKER = "(show all)"
+FOLDED_THINKING = "∴ thinking · "
 
 
 @dataclass(slots=True)
@@ -64,6 +73,7 @@ class ContextView:
     top: int  # first line of the selected entry's own message (scrolled into view)
     width: int
     extensions: int = 0  # of ``messages``, extension entries (not sent to the model)
+    expanded: bool = False  # drawn with nothing folded ("show all")
 
     @property
     def own(self) -> int:
@@ -79,7 +89,7 @@ def strips(renderables: Sequence[RenderableType], width: int) -> list[Strip]:
 def draw_message(view: ContextView, index: int) -> list[Strip]:
     """The lines of message ``index`` of the view (any thread)."""
     one = slice(index, index + 1)
-    ctx = RenderContext(width=view.width)
+    ctx = RenderContext(width=view.width, expanded=view.expanded)
     drawn = render_messages(
         app_registry(), view.messages[one], ctx, ids=view.sources[one], tool_calls=view.calls
     )
@@ -115,8 +125,11 @@ def draw_back(
 def grown_from(old: ContextView | None, view: ContextView) -> bool:
     """Whether ``view`` is ``old``'s context with messages appended (pi wrote more and the
     selection followed), the selected entry's own message among the new ones: then the lines
-    drawn for ``old`` stay valid and only the new messages need drawing."""
-    if old is None or old.width != view.width or view.own < len(old.messages):
+    drawn for ``old`` stay valid and only the new messages need drawing (not when they were
+    drawn at another width, or folded where these are not)."""
+    if old is None or (old.width, old.expanded) != (view.width, view.expanded):
+        return False
+    if view.own < len(old.messages):
         return False
     count, depth = len(old.sources), len(old.path)
     return (
@@ -126,14 +139,22 @@ def grown_from(old: ContextView | None, view: ContextView) -> bool:
     )
 
 
+def unfolds(line: str) -> bool:
+    """Whether a click on this drawn line asks for everything: it is a fold's marker."""
+    return FOLD_MARKER in line or line.lstrip().startswith(FOLDED_THINKING)
+
+
 def more_line(count: int, width: int) -> Strip:
     text = Text(f"↑ {count:,} earlier message{'s' if count != 1 else ''}: scroll up to show",
                 style="dim italic")  # fmt: skip
     return strips([text], width)[0]
 
 
-def context_view(session: Session, uid: str, width: int) -> ContextView | None:
-    """The context at entry ``uid``, nothing drawn yet (any thread; None: no such entry)."""
+def context_view(
+    session: Session, uid: str, width: int, *, expanded: bool = False
+) -> ContextView | None:
+    """The context at entry ``uid``, nothing drawn yet (any thread; None: no such entry);
+    ``expanded``: to be drawn with nothing folded."""
     meta = session.get(uid)
     if meta is None:
         return None
@@ -152,7 +173,7 @@ def context_view(session: Session, uid: str, width: int) -> ContextView | None:
             added += 1
     return ContextView(uid, path, named or "no model", context.thinking_level, tokens, messages,
                        sources, dict(tool_calls_by_id(messages)), len(messages), [], 0, width,
-                       added)  # fmt: skip
+                       added, expanded)  # fmt: skip
 
 
 def draw_view(view: ContextView, old: ContextView | None, budget: int) -> None:
@@ -181,12 +202,16 @@ class ContextLines(ScrollView, can_focus=True):
     top while earlier messages are not drawn yet asks for them (:class:`NeedEarlier`).
 
     Focused (tab, or a click), it scrolls with the movement keys; escape, ``L``, ``T`` and
-    whatever is typed are for the tree (:class:`ForTree`): the screen hands them over."""
+    whatever is typed are for the tree (:class:`ForTree`): the screen hands them over. A click
+    on a fold's ``(show all)`` line asks for everything (:class:`ShowAll`)."""
 
     BINDINGS = bindings_for("context")
 
     class NeedEarlier(Message):
         pass
+
+    class ShowAll(Message):
+        """A fold's marker was clicked."""
 
     class ForTree(Message):
         """A key meant for the tree: ``action`` is ``to_tree``, ``edit_label``,
@@ -205,6 +230,11 @@ class ContextLines(ScrollView, can_focus=True):
 
     def action_toggle_label_times(self) -> None:
         self.post_message(self.ForTree("toggle_label_times"))
+
+    def on_click(self, event: events.Click) -> None:
+        index = event.y + round(self.scroll_offset.y)
+        if 0 <= index < len(self._lines) and unfolds(self._lines[index].text):
+            self.post_message(self.ShowAll())
 
     def on_key(self, event: events.Key) -> None:
         """Typing searches the tree, as if typed there (keys with alt or ctrl are commands)."""
@@ -308,6 +338,7 @@ class ContextPane(Vertical):
         self._session: Session | None = None
         self._wanted: str | None = None  # the entry whose context was asked for last
         self._started = 0.0  # monotonic time the last context build started
+        self.expanded = False  # "show all": contexts are drawn with nothing folded
 
     def compose(self) -> ComposeResult:
         yield ContextLines(id="context-lines")
@@ -332,11 +363,26 @@ class ContextPane(Vertical):
             and self._wanted == uid
             and view is not None
             and view.uid == uid
+            and view.expanded == self.expanded
             and view.path == session.path_to(meta)
         ):
             return
         self._session, self._wanted = session, uid
-        self._build(session, uid, self._width())
+        self._build(session, uid, self._width(), self.expanded)
+
+    def show_all(self, expanded: bool = True) -> None:
+        """Draw the context with nothing folded (the ``(show all)`` markers' promise), or
+        folded again; it stays so for the entries selected next."""
+        if expanded == self.expanded:
+            return
+        self.expanded = expanded
+        session, uid = self._session, self._wanted
+        if session is not None and uid is not None:
+            self.show_entry(session, uid, force=True)
+
+    @on(ContextLines.ShowAll)
+    def _on_show_all(self) -> None:
+        self.show_all()
 
     def on_resize(self) -> None:
         view, session = self.shown, self._session
@@ -351,7 +397,7 @@ class ContextPane(Vertical):
         return max(height * SCREENS_DRAWN, MIN_LINES_DRAWN)
 
     @work(thread=True, group="context", exclusive=True, exit_on_error=False)
-    def _build(self, session: Session, uid: str, width: int) -> None:
+    def _build(self, session: Session, uid: str, width: int, expanded: bool) -> None:
         worker = get_current_worker()
         # let a burst of key presses settle, and build at most every CONTEXT_INTERVAL (pi may
         # be writing: the selection follows each new entry, the context need not keep up)
@@ -360,7 +406,7 @@ class ContextPane(Vertical):
             return
         self._started = time.monotonic()
         try:
-            view = context_view(session, uid, width)
+            view = context_view(session, uid, width, expanded=expanded)
         except (OSError, SessionError) as exc:
             if not worker.is_cancelled:
                 self.post_message(self._Ready(None, str(exc)))
@@ -378,7 +424,7 @@ class ContextPane(Vertical):
             self.border_subtitle = None
             self.lines.show(strips([safe_text(message.error or "")], 40), 0, more=False)
             return
-        if view.uid != self._wanted:
+        if view.uid != self._wanted or view.expanded != self.expanded:
             return  # the selection moved on meanwhile; its own context is on the way
         self.shown = view
         title = Text("Context at ")
@@ -388,6 +434,8 @@ class ContextPane(Vertical):
         if view.extensions:
             extra = view.extensions
             title.append(f" + {extra:,} extension entr{'y' if extra == 1 else 'ies'}")
+        if view.expanded:
+            title.append(" · all shown", "bold")
         self.border_title = title
         info = Text()
         info.append_text(safe_line(view.model))

@@ -68,6 +68,12 @@ from pitui.ui.widgets.raw_lines import RawLinesView, why_not
 from pitui.ui.widgets.session_header import HeaderView, SessionHeader
 
 NARROW_WIDTH = 110  # below this many columns the context pane goes under the tree
+# The footer's keys, most important first (those that do not fit are left out; F1 lists all)
+FOOTER_RANK = (
+    "select", "to_tree", "escape", "app.show_help", "cycle_filter(1)", "edit_label", "show_all",
+    "back", "leaf", "resume", "undo", "fold_or_up", "unfold_or_down", "extract", "toggle_follow",
+    "toggle_label_times",
+)  # fmt: skip
 
 
 class SessionScreen(Screen[None]):
@@ -140,7 +146,7 @@ class SessionScreen(Screen[None]):
                 yield LoadingIndicator(id="tree-loading")
                 yield Static(id="tree-status", classes="hint")
             yield ContextPane(id="context-pane")
-        yield FittingFooter()
+        yield FittingFooter(FOOTER_RANK)
 
     def on_mount(self) -> None:
         self.header.opening(self.path)
@@ -326,6 +332,11 @@ class SessionScreen(Screen[None]):
 
     def action_resize_tree(self, step: int) -> None:
         self.places.resize_tree(step)
+
+    def action_show_all(self) -> None:
+        if not self._not_a_session("show_all"):
+            pane = self.context_pane
+            pane.show_all(not pane.expanded)
 
     @on(ContextLines.ForTree)
     def _for_tree(self, message: ContextLines.ForTree) -> None:

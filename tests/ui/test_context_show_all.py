@@ -1,0 +1,149 @@
+"""``(show all)`` in the session view's context pane (issue 21 §3): alt+a, or a click on a fold's
+marker line, draws the context with nothing folded; it stays so from entry to entry until alt+a
+folds it again. Snapshot: the unfolded pane."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pitui.core.session import Session
+from pitui.ui.widgets.context_pane import (
+    FOLD_MARKER,
+    ContextLines,
+    ContextPane,
+    context_view,
+    grown_from,
+)
+from tests.core.sessiondata import assistant, entry, jsonl, user
+from tests.ui.sessionview import ScreenApp, opened, settle, wait_for, write_session
+
+SnapCompare = Callable[..., bool]
+OUTPUT_LINES = 300
+THOUGHT = "I should read the whole log before answering, line by line, " * 8
+
+
+def tool_result(eid: str, parent: str, call_id: str, text: str, t: int) -> dict[str, Any]:
+    message = {"role": "toolResult", "toolCallId": call_id, "toolName": "bash",
+               "content": [{"type": "text", "text": text}], "isError": False,
+               "timestamp": 1735689600000 + t * 1000}  # fmt: skip
+    return entry("message", eid, parent, t, message=message)
+
+
+def folded_session() -> bytes:
+    """A bash call whose output is long (folded to its last lines), after a thinking block."""
+    output = "\n".join(f"output line {n:03d}" for n in range(OUTPUT_LINES))
+    call = {"type": "toolCall", "id": "call1", "name": "bash", "arguments": {"command": "cat log"}}
+    thinking = {"type": "thinking", "thinking": THOUGHT}
+    return jsonl(
+        user("u1", None, "what does the log say?", t=1),
+        assistant("a1", "u1", content=[thinking, call], stop="toolUse", t=2),
+        tool_result("r1", "a1", "call1", output, t=3),
+        assistant("a2", "r1", "The log counts lines.", t=4),
+        user("u2", "a2", "thanks", t=5),
+    )
+
+
+@pytest.fixture(autouse=True)
+def _utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def pane(app: ScreenApp) -> ContextPane:
+    return app.session_screen.context_pane
+
+
+def lines(app: ScreenApp) -> list[str]:
+    return pane(app).lines.plain_lines
+
+
+def text(app: ScreenApp) -> str:
+    return "\n".join(lines(app))
+
+
+def every_output_line(app: ScreenApp) -> bool:
+    drawn = text(app)
+    return all(f"output line {n:03d}" in drawn for n in range(OUTPUT_LINES))
+
+
+async def shown_at(app: ScreenApp, pilot: Any, uid: str, *, expanded: bool) -> None:
+    def ready() -> bool:
+        view = pane(app).shown
+        return view is not None and view.uid == uid and view.expanded == expanded
+
+    await wait_for(pilot, ready)
+    await settle(app, pilot)
+
+
+async def test_alt_a_unfolds_the_context_and_it_stays_so(tmp_path: Path) -> None:
+    app = ScreenApp(write_session(folded_session(), tmp_path), select="a2")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await opened(app, pilot)
+        await shown_at(app, pilot, "a2", expanded=False)
+        assert FOLD_MARKER in text(app) and not every_output_line(app)
+        assert "∴ thinking · " in text(app) and THOUGHT.strip() not in " ".join(lines(app))
+        await pilot.press("alt+a")
+        await shown_at(app, pilot, "a2", expanded=True)
+        assert FOLD_MARKER not in text(app) and every_output_line(app)
+        assert "all shown" in str(pane(app).border_title)
+        # another entry: still unfolded (its context is mostly the same messages)
+        await pilot.press("down")
+        await shown_at(app, pilot, "u2", expanded=True)
+        assert FOLD_MARKER not in text(app) and every_output_line(app)
+        # alt+a again: folded, here and on
+        await pilot.press("alt+a")
+        await shown_at(app, pilot, "u2", expanded=False)
+        assert FOLD_MARKER in text(app) and not every_output_line(app)
+        assert "all shown" not in str(pane(app).border_title)
+
+
+async def test_a_click_on_the_marker_line_unfolds(tmp_path: Path) -> None:
+    app = ScreenApp(write_session(folded_session(), tmp_path), select="a2")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await opened(app, pilot)
+        await shown_at(app, pilot, "a2", expanded=False)
+        body = pane(app).lines
+        # a click elsewhere only focuses the pane
+        first_text = next(i for i, line in enumerate(lines(app)) if "what does the log" in line)
+        body.scroll_to(y=first_text, animate=False, immediate=True, force=True)
+        await pilot.pause()
+        await pilot.click(ContextLines, offset=(2, first_text - round(body.scroll_y)))
+        await settle(app, pilot)
+        assert body.has_focus and not pane(app).expanded
+        marker = next(i for i, line in enumerate(lines(app)) if FOLD_MARKER in line)
+        body.scroll_to(y=marker, animate=False, immediate=True, force=True)
+        await pilot.pause()
+        await pilot.click(ContextLines, offset=(4, marker - round(body.scroll_y)))
+        await shown_at(app, pilot, "a2", expanded=True)
+        assert FOLD_MARKER not in text(app) and every_output_line(app)
+
+
+def test_an_unfolded_view_is_no_growth_of_a_folded_one(tmp_path: Path) -> None:
+    """The lines drawn folded are not reused for an unfolded view (nor the other way)."""
+    with Session.open(write_session(folded_session(), tmp_path)) as session:
+        before = context_view(session, "r1", 80)
+        assert before is not None
+        before.lines = []
+        for expanded in (False, True):
+            after = context_view(session, "a2", 80, expanded=expanded)
+            assert after is not None
+            assert grown_from(before, after) is not expanded
+
+
+def test_snapshot_unfolded(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    app = ScreenApp(write_session(folded_session(), tmp_path), select="r1")
+
+    async def run(pilot: Any) -> None:
+        await opened(app, pilot)
+        await pilot.press("alt+a")
+        await shown_at(app, pilot, "r1", expanded=True)
+
+    assert snap_compare(app, terminal_size=(120, 36), run_before=run)
