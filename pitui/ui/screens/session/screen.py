@@ -27,6 +27,7 @@ from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.dom import DOMNode
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import LoadingIndicator, Static
@@ -48,7 +49,7 @@ from pitui.core.watch import (
 )
 from pitui.render.safe_text import one_line
 from pitui.ui.clipboard import copy_message, copy_resume_command, copy_session_path
-from pitui.ui.commands import bindings_for
+from pitui.ui.commands import Where, bindings_for
 from pitui.ui.screens.session.diffmark import DiffMark
 from pitui.ui.screens.session.follow import (
     Change,
@@ -238,6 +239,14 @@ class SessionScreen(Screen[None]):
     @on(RawLinesView.CloseRequested)
     def _on_raw_close(self) -> None:
         self._on_close()
+
+    def command_node(self, where: Where) -> DOMNode | None:
+        """Where the palette runs a command of ``where``: the tree's on the tree (None while
+        there is none: loading, or the file's raw lines), the others here."""
+        if where == "tree":
+            trees = self.query(BranchTree)
+            return trees.first() if trees else None
+        return self
 
     @property
     def branch_tree(self) -> BranchTree:
