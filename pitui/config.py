@@ -117,7 +117,8 @@ class Settings:
 
     keymap: dict[str, str] = field(default_factory=dict)
     """Key overrides: command id → keys, e.g. ``{"picker.sort" = "ctrl+x"}`` (comma-separated
-    for several keys). ``pitui --help-keys`` lists the ids."""
+    for several keys). ``pitui --help-keys`` lists the ids, each command's keys and the user's
+    overrides."""
 
 
 def validate_settings(data: object) -> Settings:

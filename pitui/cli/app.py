@@ -39,18 +39,27 @@ def command(**params: Any) -> int:
 
 def _settings() -> Any:
     """The config file, with pi's own keybindings.json under it (the user's [keymap] wins)."""
-    from pitui.config import ConfigError, load_pi_keybindings, load_settings, merge_keymaps
-    from pitui.core.paths import agent_dir
+    from pitui.config import ConfigError, load_settings
 
     try:
-        settings = load_settings(check=_settings_problems)
+        settings = load_settings(check=settings_problems)
     except ConfigError as exc:
         _config_failed(exc.problems)
-    pi_keymap = load_pi_keybindings(agent_dir())
-    keymap = merge_keymaps(pi_keymap, settings.keymap)
-    if pi_keymap:
-        keymap = merge_keymaps(_without_taken_keys(pi_keymap, keymap), settings.keymap)
+    keymap, _ = keymap_in_force(settings.keymap)
     return dataclasses.replace(settings, keymap=keymap)
+
+
+def keymap_in_force(user_keymap: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """The overrides in force: pi's keybindings.json under the user's ``[keymap]``, less pi's
+    keys that pitui gives to another command; and the overrides taken from pi's file."""
+    from pitui.config import load_pi_keybindings, merge_keymaps
+    from pitui.core.paths import agent_dir
+
+    pi_keymap = load_pi_keybindings(agent_dir())
+    if not pi_keymap:
+        return dict(user_keymap), {}
+    kept = _without_taken_keys(pi_keymap, merge_keymaps(pi_keymap, user_keymap))
+    return merge_keymaps(kept, user_keymap), kept
 
 
 def _without_taken_keys(pi_keymap: dict[str, str], keymap: dict[str, str]) -> dict[str, str]:
@@ -69,7 +78,7 @@ def _without_taken_keys(pi_keymap: dict[str, str], keymap: dict[str, str]) -> di
     return kept
 
 
-def _settings_problems(data: dict[str, Any]) -> list[str]:
+def settings_problems(data: dict[str, Any]) -> list[str]:
     """What validation cannot know about the config (its parsed table): an unknown theme,
     keymap ids, keys and collisions (a key that two commands answer to at the same time)."""
     from pitui.ui.commands import keymap_problems

@@ -68,6 +68,13 @@ class LazyGroup(click.Group):
         return command
 
 
+def _help_keys(ctx: click.Context, _param: click.Parameter, wanted: bool) -> None:
+    if wanted and not ctx.resilient_parsing:
+        from pitui.cli.help_keys import print_keys
+
+        ctx.exit(print_keys())
+
+
 @click.group(
     cls=LazyGroup,
     invoke_without_command=True,
@@ -75,6 +82,14 @@ class LazyGroup(click.Group):
     epilog="Exit codes: 0 ok, 1 a user-facing error (one line on stderr), 2 a usage error.",
 )
 @click.version_option(__version__, "--version", prog_name="pitui", message="%(prog)s %(version)s")
+@click.option(
+    "--help-keys",
+    is_flag=True,
+    is_eager=True,
+    expose_value=False,
+    callback=_help_keys,
+    help="list every key: its command's name for the config's [keymap], and your overrides",
+)
 @click.option("--all", is_flag=True, help="start on all folders' sessions")
 @session_dir_option
 @click.option(

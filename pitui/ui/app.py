@@ -24,7 +24,7 @@ from pitui.config import Settings
 from pitui.core.paths import shorten_home
 from pitui.launch import ResumeRequest, resume_argv
 from pitui.ui.catalog import Catalog, PickerItem, Scope
-from pitui.ui.commands import COMMANDS, bindings_for, effective_keys
+from pitui.ui.commands import bindings_for
 from pitui.ui.hangup import HangupWatch
 from pitui.ui.modals.confirm import ConfirmModal
 from pitui.ui.palette import PituiCommands
@@ -195,11 +195,6 @@ class PituiApp(App[AppResult]):
             ConfirmModal("Folder not found", body, confirm_label="Resume here", danger=False),
             callback=lambda ok: self._exit_resume(ok, path, here, session_id),
         )
-
-
-def keys_table() -> list[tuple[str, str, str]]:
-    """(id, keys, description) of every command: ``pitui --help-keys`` prints it."""
-    return [(c.id, effective_keys(c, {}), c.description) for c in COMMANDS]
 
 
 def make_app(catalog: Catalog, options: AppOptions | None = None) -> PituiApp:

@@ -277,7 +277,8 @@ def keymap_problems(keymap: Mapping[str, str]) -> dict[str, list[str]]:
     problems: dict[str, list[str]] = {}
     for command_id, keys in keymap.items():
         if command_id not in by_id:
-            problems.setdefault(command_id, []).append("no such command (F1 lists the ids)")
+            unknown = "no such command (pitui --help-keys lists the ids)"
+            problems.setdefault(command_id, []).append(unknown)
             continue
         for key in (key.strip() for key in keys.split(",")):
             reason = key_problem(key)
