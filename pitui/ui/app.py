@@ -141,7 +141,8 @@ class PituiApp(App[AppResult]):
     # ------------------------------------------------------------------------------ actions
     def action_show_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(self.keymap_overrides))
+            first = getattr(self.screen, "HELP_FIRST", ())  # the keys of where the user is
+            self.push_screen(HelpScreen(self.keymap_overrides, first=first))
 
     def open_session(
         self, path: str, entry_id: str | None = None, *, standalone: bool = False

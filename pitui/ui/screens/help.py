@@ -4,6 +4,8 @@ them)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -13,50 +15,76 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from pitui import __version__
-from pitui.ui.commands import COMMANDS, WHERE_TITLES, effective_keys
+from pitui.ui.commands import COMMANDS, WHERE_TITLES, Where, effective_keys
+
+WIDE_COLUMNS = 120  # a terminal this wide has room for each command's help in a column of its own
 
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,f1,q", "dismiss", "Close", id="help.close")]
 
-    def __init__(self, keymap: dict[str, str]) -> None:
+    def __init__(self, keymap: dict[str, str], *, first: Sequence[Where] = ()) -> None:
+        """``first``: the places whose keys are listed first (the screen's it was opened on)."""
         super().__init__()
         self._keymap = keymap
+        self._places = [*first, *(where for where in WHERE_TITLES if where not in first)]
+        self._wide = True  # the table's layout (the terminal's width decides when shown)
 
     def compose(self) -> ComposeResult:
+        self._wide = self.app.size.width >= WIDE_COLUMNS
         with VerticalScroll(id="help-body"):
             yield Static(
                 Text(f"pitui {__version__} — keys and commands", style="bold"), id="help-title"
             )
-            yield Static(self._table(), id="help-table")
+            yield Static(self._table(wide=self._wide), id="help-table")
             yield Static(Text("The session tree's marks and colours", style="bold"),
                          id="legend-title")  # fmt: skip
             yield Static(legend(self.app.get_css_variables()), id="help-legend")
             yield Static(
                 Text(
-                    "Keys can be changed in the config file's [keymap] table, by command id. "
-                    "Esc closes this screen.",
+                    "Keys can be changed in the config file's [keymap] table, by command id "
+                    "(pitui --help-keys lists them with your changes). Esc closes this screen.",
                     style="italic",
                 ),
                 id="help-footer",
             )
 
-    def _table(self) -> Table:
+    def _table(self, *, wide: bool = True) -> Table:
+        """Keys, command, what it does and id in four columns; not ``wide`` (a terminal under
+        :data:`WIDE_COLUMNS`), the command, its id and what it does share one wrapping column,
+        so what it does keeps room to be read."""
         table = Table(box=None, expand=True, show_header=True, header_style="bold", pad_edge=False)
         table.add_column("keys", no_wrap=True)
-        table.add_column("command", no_wrap=True)
-        table.add_column("what it does", ratio=1)
-        table.add_column("id", no_wrap=True, style="dim")
-        for where, title in WHERE_TITLES.items():
+        if wide:
+            table.add_column("command", no_wrap=True)
+            table.add_column("what it does", ratio=1)
+            table.add_column("id", no_wrap=True, style="dim")
+        else:
+            table.add_column("command · id: what it does", ratio=1)
+        for where in self._places:
             rows = [c for c in COMMANDS if c.where == where]
             if not rows:
                 continue
-            table.add_row(Text(title, style="bold underline"), "", "", "")
+            table.add_row(
+                Text(WHERE_TITLES[where], style="bold underline"), *[""] * (len(table.columns) - 1)
+            )
             for command in rows:
-                keys = effective_keys(command, self._keymap).replace(",", " / ")
-                table.add_row(Text(keys), Text(command.description), Text(command.help), command.id)
-            table.add_row("", "", "", "")
+                keys = Text(effective_keys(command, self._keymap).replace(",", " / "))
+                if wide:
+                    table.add_row(keys, Text(command.description), Text(command.help), command.id)
+                    continue
+                what = Text.assemble(
+                    command.description, (f" · {command.id}", "dim"), "\n", command.help
+                )
+                table.add_row(keys, what)
+            table.add_row(*[""] * len(table.columns))
         return table
+
+    def on_resize(self) -> None:
+        wide = self.size.width >= WIDE_COLUMNS
+        if wide != self._wide:
+            self._wide = wide
+            self.query_one("#help-table", Static).update(self._table(wide=wide))
 
     def action_dismiss(self, result: None = None) -> None:  # type: ignore[override]
         self.dismiss(None)

@@ -79,6 +79,7 @@ FOOTER_RANK = (
 
 class SessionScreen(Screen[None]):
     COMMAND_SCOPES = ("session", "tree")
+    HELP_FIRST = ("session", "tree", "context")  # F1 lists these keys first
     BINDINGS = bindings_for("session")
 
     class Opened(Message):
