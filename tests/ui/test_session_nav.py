@@ -240,3 +240,23 @@ async def test_home_and_end(tmp_path: Path) -> None:
         assert model.selected_index == 0 and selected(app) == "u1"
         await press(app, pilot, "end")
         assert model.selected_index == model.count - 1 and selected(app) == "a4"
+
+
+async def test_clearing_the_search_keeps_the_selected_row_in_view(tmp_path: Path) -> None:
+    """Found by a search that fits the window (no scrolling), then esc: the tree is whole again
+    and scrolled to the selected row, which stays selected (it was drawn off screen)."""
+    texts = [f"needle {n}" if n in (40, 120, 160) else f"message {n}" for n in range(1, 201)]
+    entries, parent = [], None
+    for n, text in enumerate(texts, start=1):
+        entries.append((user if n % 2 else assistant)(f"m{n}", parent, text, t=n))
+        parent = f"m{n}"
+    app = ScreenApp(write_session(jsonl(*entries), tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(app, pilot)
+        await press(app, pilot, *"needle", "up")  # (the search selects m160, nearest the leaf)
+        tree = app.branch_tree
+        assert tree.selected_uid == "m120" and tree.model.count == 3
+        await press(app, pilot, "escape")
+        assert tree.model.query == "" and tree.selected_uid == "m120"
+        drawn = [tree.render_line(y).text for y in range(tree.size.height)]
+        assert any(line.startswith("› ") and "needle 120" in line for line in drawn), drawn

@@ -416,7 +416,9 @@ class BranchTree(ScrollView, can_focus=True):
         self._update_titles()
         if scroll and tree.count:
             height = self.page_size
-            self.scroll_to(y=tree.window_start(height), animate=False, immediate=True)
+            # (forced: rows that fitted the window, after a search, left the widget unable to
+            # scroll until the next layout, and the scroll would be dropped)
+            self.scroll_to(y=tree.window_start(height), animate=False, immediate=True, force=True)
         highlight = (tree.selected_uid, tree.selected_index, tree.count)
         if highlight != self._last_highlight:
             self._last_highlight = highlight
