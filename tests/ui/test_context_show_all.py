@@ -16,6 +16,7 @@ from pitui.ui.widgets.context_pane import (
     FOLD_MARKER,
     ContextLines,
     ContextPane,
+    ContextView,
     context_view,
     grown_from,
 )
@@ -126,6 +127,27 @@ async def test_a_click_on_the_marker_line_unfolds(tmp_path: Path) -> None:
         assert FOLD_MARKER not in text(app) and every_output_line(app)
 
 
+async def test_the_message_whose_marker_was_clicked_stays_in_view(tmp_path: Path) -> None:
+    """Selected u2 (the last message); the click is on r1's fold: unfolded, the pane shows r1
+    from its first line, where alt+a would have kept u2 in view."""
+    app = ScreenApp(write_session(folded_session(), tmp_path), select="u2")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await opened(app, pilot)
+        await shown_at(app, pilot, "u2", expanded=False)
+        body = pane(app).lines
+        marker = next(i for i, line in enumerate(lines(app)) if FOLD_MARKER in line)
+        await pilot.click(ContextLines, offset=(4, marker - round(body.scroll_y)))
+        await shown_at(app, pilot, "u2", expanded=True)
+        top = lines(app)[round(body.scroll_y)]
+        assert "bash" in top and "cat log" in top, top
+        view = pane(app).shown
+        assert view is not None and view.message_at(round(body.scroll_y)) == 2  # r1's result
+        await pilot.press("alt+a", "alt+a")  # folded, then unfolded by the key: u2 in view
+        await shown_at(app, pilot, "u2", expanded=True)
+        visible = lines(app)[round(body.scroll_y) :][: body.size.height]
+        assert any("thanks" in line for line in visible)
+
+
 def test_an_unfolded_view_is_no_growth_of_a_folded_one(tmp_path: Path) -> None:
     """The lines drawn folded are not reused for an unfolded view (nor the other way)."""
     with Session.open(write_session(folded_session(), tmp_path)) as session:
@@ -136,6 +158,31 @@ def test_an_unfolded_view_is_no_growth_of_a_folded_one(tmp_path: Path) -> None:
             after = context_view(session, "a2", 80, expanded=expanded)
             assert after is not None
             assert grown_from(before, after) is not expanded
+
+
+def drawn_messages_are_known(view: ContextView) -> None:
+    for index, start in enumerate(view.starts):
+        text = "".join(line.text for line in view.lines[start : start + 3])
+        assert f"message {view.first + index + 1}" in text, (index, text)
+        assert view.message_at(start) == view.first + index
+
+
+async def test_each_drawn_line_knows_its_message(tmp_path: Path) -> None:
+    """``message_at`` over the lines drawn first (the end of the context, under a "more above"
+    line) and after the earlier ones were drawn above them (scrolled to the top)."""
+    chat = [(user if n % 2 else assistant)(f"m{n}", f"m{n - 1}" if n > 1 else None,
+                                           f"message {n}", t=n) for n in range(1, 201)]  # fmt: skip
+    app = ScreenApp(write_session(jsonl(*chat), tmp_path), select="m200")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(app, pilot)
+        await shown_at(app, pilot, "m200", expanded=False)
+        view = pane(app).shown
+        assert view is not None and view.first > 0 and view.message_at(0) is None
+        drawn_messages_are_known(view)
+        first = view.first
+        pane(app).lines.scroll_to(y=0, animate=False, immediate=True, force=True)
+        await wait_for(pilot, lambda: view.first < first)
+        drawn_messages_are_known(view)
 
 
 def test_snapshot_unfolded(snap_compare: SnapCompare, tmp_path: Path) -> None:

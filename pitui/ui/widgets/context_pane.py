@@ -19,8 +19,9 @@ changes.
 from __future__ import annotations
 
 import time
+from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rich.console import RenderableType
@@ -74,6 +75,14 @@ class ContextView:
     width: int
     extensions: int = 0  # of ``messages``, extension entries (not sent to the model)
     expanded: bool = False  # drawn with nothing folded ("show all")
+    #: the message scrolled into view instead of the own one (the one whose fold was clicked)
+    anchor: int | None = None
+    starts: list[int] = field(default_factory=list)  # the first line of each message drawn
+
+    def message_at(self, line: int) -> int | None:
+        """The message drawn on ``line`` (None: the "more above" line, or no message)."""
+        index = bisect_right(self.starts, line) - 1
+        return self.first + index if index >= 0 and line < len(self.lines) else None
 
     @property
     def own(self) -> int:
@@ -180,12 +189,15 @@ def draw_view(view: ContextView, old: ContextView | None, budget: int) -> None:
     """Draw the view's last messages, at least ``budget`` lines (any thread). When it is
     ``old``'s context grown, only the new messages are drawn."""
     messages, own, width = view.messages, view.own, view.width
-    if grown_from(old, view) and old is not None:
+    if view.anchor is None and grown_from(old, view) and old is not None:
         start = len(old.messages)
         lines, starts = joined([draw_message(view, i) for i in range(start, len(messages))])
         top = len(old.lines) + (starts[own - start] if own < len(messages) else len(lines))
         view.first, view.lines, view.top = old.first, old.lines + lines, top
+        view.starts = old.starts + [len(old.lines) + line for line in starts]
         return
+    if view.anchor is not None and view.anchor < len(messages):
+        own = min(own, view.anchor)
     first, lines, starts = draw_back(view, len(messages), own, budget)
     if not messages:
         text = Text("(nothing: the model sees no messages at this point)", style="dim")
@@ -194,7 +206,8 @@ def draw_view(view: ContextView, old: ContextView | None, budget: int) -> None:
     if first > 0:
         lines.insert(0, more_line(first, width))
         top += 1
-    view.first, view.lines, view.top = first, lines, top
+        starts = [line + 1 for line in starts]
+    view.first, view.lines, view.top, view.starts = first, lines, top, starts
 
 
 class ContextLines(ScrollView, can_focus=True):
@@ -211,7 +224,11 @@ class ContextLines(ScrollView, can_focus=True):
         pass
 
     class ShowAll(Message):
-        """A fold's marker was clicked."""
+        """A fold's marker was clicked, on drawn line ``line``."""
+
+        def __init__(self, line: int) -> None:
+            super().__init__()
+            self.line = line
 
     class ForTree(Message):
         """A key meant for the tree: ``action`` is ``to_tree``, ``edit_label``,
@@ -234,7 +251,7 @@ class ContextLines(ScrollView, can_focus=True):
     def on_click(self, event: events.Click) -> None:
         index = event.y + round(self.scroll_offset.y)
         if 0 <= index < len(self._lines) and unfolds(self._lines[index].text):
-            self.post_message(self.ShowAll())
+            self.post_message(self.ShowAll(index))
 
     def on_key(self, event: events.Key) -> None:
         """Typing searches the tree, as if typed there (keys with alt or ctrl are commands)."""
@@ -326,11 +343,14 @@ class ContextPane(Vertical):
             return isinstance(message, ContextPane._Ready)
 
     class _EarlierReady(Message):
-        def __init__(self, view: ContextView, first: int, lines: list[Strip]) -> None:
+        def __init__(
+            self, view: ContextView, first: int, lines: list[Strip], starts: list[int]
+        ) -> None:
             super().__init__()
             self.view = view
             self.first = first
             self.lines = lines
+            self.starts = starts
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -370,19 +390,22 @@ class ContextPane(Vertical):
         self._session, self._wanted = session, uid
         self._build(session, uid, self._width(), self.expanded)
 
-    def show_all(self, expanded: bool = True) -> None:
+    def show_all(self, expanded: bool = True, *, anchor: int | None = None) -> None:
         """Draw the context with nothing folded (the ``(show all)`` markers' promise), or
-        folded again; it stays so for the entries selected next."""
+        folded again; it stays so for the entries selected next. ``anchor``: the message to
+        scroll into view (default: the selected entry's own)."""
         if expanded == self.expanded:
             return
         self.expanded = expanded
         session, uid = self._session, self._wanted
         if session is not None and uid is not None:
-            self.show_entry(session, uid, force=True)
+            self._build(session, uid, self._width(), expanded, anchor)
 
     @on(ContextLines.ShowAll)
-    def _on_show_all(self) -> None:
-        self.show_all()
+    def _on_show_all(self, message: ContextLines.ShowAll) -> None:
+        # the message whose fold was clicked stays in view, unfolded
+        view = self.shown
+        self.show_all(anchor=view.message_at(message.line) if view is not None else None)
 
     def on_resize(self) -> None:
         view, session = self.shown, self._session
@@ -397,7 +420,9 @@ class ContextPane(Vertical):
         return max(height * SCREENS_DRAWN, MIN_LINES_DRAWN)
 
     @work(thread=True, group="context", exclusive=True, exit_on_error=False)
-    def _build(self, session: Session, uid: str, width: int, expanded: bool) -> None:
+    def _build(
+        self, session: Session, uid: str, width: int, expanded: bool, anchor: int | None = None
+    ) -> None:
         worker = get_current_worker()
         # let a burst of key presses settle, and build at most every CONTEXT_INTERVAL (pi may
         # be writing: the selection follows each new entry, the context need not keep up)
@@ -413,6 +438,7 @@ class ContextPane(Vertical):
             return
         if view is None or worker.is_cancelled:
             return
+        view.anchor = anchor
         draw_view(view, self.shown, self._budget())
         if not worker.is_cancelled:
             self.post_message(self._Ready(view))
@@ -451,17 +477,20 @@ class ContextPane(Vertical):
 
     @work(thread=True, group="context-earlier", exclusive=True, exit_on_error=False)
     def _draw_earlier(self, view: ContextView) -> None:
-        first, lines, _ = draw_back(view, view.first, view.first, self._budget())
+        first, lines, starts = draw_back(view, view.first, view.first, self._budget())
         if first > 0:
             lines.insert(0, more_line(first, view.width))
-        self.post_message(self._EarlierReady(view, first, lines))
+            starts = [line + 1 for line in starts]
+        self.post_message(self._EarlierReady(view, first, lines, starts))
 
     @on(_EarlierReady)
     def _on_earlier(self, message: _EarlierReady) -> None:
         view = message.view
         if view is not self.shown or message.first >= view.first:
             return
+        added = len(message.lines) - 1  # (they replace the "more above" line)
         view.lines = message.lines + view.lines[1:]
-        view.top += len(message.lines) - 1
+        view.top += added
+        view.starts = message.starts + [line + added for line in view.starts]
         view.first = message.first
         self.lines.prepend(message.lines, more=view.first > 0)
