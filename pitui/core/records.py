@@ -135,15 +135,40 @@ def decode_line(line: bytes) -> Line:
 
 
 def visible_text(raw: Raw) -> bool:
-    """Whether a raw JSON value is a string that JavaScript's ``trim()`` leaves non-empty."""
+    """Whether a raw JSON value is a string that JavaScript's ``trim()`` leaves non-empty.
+
+    Read from its first bytes while they are spaces and the escapes of white space (``\\n``,
+    ``\\t``, ``\\r``, ``\\f``: a reply often starts with ``\\n\\n``) up to the first other
+    character; only a string whose start is not that plain (another character that is not ASCII,
+    a ``\\u`` escape, a control) is decoded whole."""
     data = memoryview(raw)  # (not copied: a text may be long)
-    if len(data) < 3 or data[0] != 0x22:  # not a string, or an empty one
+    size = len(data)
+    if size < 3 or data[0] != 0x22:  # not a string, or an empty one
         return False
-    first = data[1]
-    if first > 0x20 and first != 0x5C and first < 0x80:
-        return True  # an ASCII character that is not white space and not an escape
+    at = 1
+    while at < _PLAIN_START:
+        byte = data[at]
+        if 0x20 < byte < 0x80 and byte != 0x5C:
+            return byte != 0x22  # visible ASCII; the closing quote: only white space before it
+        if byte == 0x20:
+            at += 1
+        elif byte == 0x5C and at + 1 < size:
+            escaped = data[at + 1]
+            if escaped not in _BLANK_ESCAPES:
+                if escaped == 0x75:  # \uXXXX: maybe a space pi's trim removes
+                    break
+                return True  # \" \\ \/ \b: a visible character
+            at += 2
+        else:
+            break
     text = msgspec.json.decode(data)
     return bool(text) and (text[0] not in JS_WHITESPACE or bool(js_trim(text)))
+
+
+# The escapes of JSON that stand for white space (n, t, r, f), and how far into a string
+# visible_text reads before it decodes the string whole.
+_BLANK_ESCAPES = frozenset(b"ntrf")
+_PLAIN_START = 64
 
 
 # ------------------------------------------------------------------ what the index keeps

@@ -17,13 +17,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pitui.core import session as session_module
-from pitui.core.js import JS_WHITESPACE
+from pitui.core.js import JS_WHITESPACE, js_trim
+from pitui.core.records import visible_text
 from pitui.core.session import NO_PARENT_KEY, EntryMeta, Session, SessionError
 from tests.conftest import FIXTURES
 from tests.core.sessiondata import HEADER, chain, jsonl, ts, user
@@ -346,3 +348,18 @@ def test_a_file_read_in_chunks_is_read_as_its_bytes(
 def test_fixture_files_read_in_chunks_are_read_as_their_bytes(path: Path) -> None:
     data = path.read_bytes()
     assert _read_in_chunks(data, 100, final=True) == outcome(data, final=True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.text(alphabet=st.sampled_from(JS_WHITESPACE + '\x08\x0b\x1c\x85"\\/ aé\u3000'),
+                 max_size=90),
+    ascii_only=st.booleans(),
+)  # fmt: skip
+def test_visible_text_is_js_trim_of_the_raw_string(text: str, ascii_only: bool) -> None:
+    # read from the raw JSON's first bytes (spaces, escapes of white space), decoded past them
+    raw = msgspec.json.decode(
+        b'{"t":' + json.dumps(text, ensure_ascii=ascii_only).encode() + b"}",
+        type=dict[str, msgspec.Raw],
+    )["t"]
+    assert visible_text(raw) is bool(js_trim(text))
