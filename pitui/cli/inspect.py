@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(str(exc)) from exc
     # As every reader decides (Session.open): an unterminated last line is pending while the
     # file is fresh, an entry once it is quiet, so inspect and the others agree at any moment.
-    # The report of a big session makes 100k+ lists; Python 3.11's collector would then scan
+    # The report of a big session makes 100k+ rows; Python 3.11's collector would then scan
     # the whole index (a million objects, 0.2 s) for cycles this short-lived command never makes.
     gc.disable()
     with Session.open(path) as session:

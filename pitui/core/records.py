@@ -6,15 +6,18 @@ is the same rule for one parsed object, written plainly: the reference the fast 
 against, and the path of every line the typed decode leaves to it.
 
 The typed decode: a :class:`Line` declares only ``type``, ``id``, ``parentId``, ``timestamp``
-and, of a message, its role and the small fields the index keeps (provider, model, stop reason,
-usage, tool call ids, whether it has visible text); msgspec skips every other value without
-building it. On pi-shaped lines that is about 0.6x of orjson's full parse, and no dict per line.
+and, of a user, assistant or tool result message (tagged by role), the small fields the index
+keeps (provider, model, stop reason, usage, tool call ids, whether it has visible text); msgspec
+skips every other value without building it (a tool result's output, a user's content): on the
+lines of a big pi session that is about 0.5x of orjson's full parse, and no dict per line.
 
-Every field is declared with the type pi writes. A line where one is of another type (a hostile
-or damaged file), or that is not JSON, fails to decode with :data:`DecodeError` and is read by
-the reference path instead (parsed whole, then :func:`make_meta`), as are the other entry types
-(a few lines in a hundred). The pydantic models of :mod:`pitui.core.models` stay the library's
-boundary: they validate whole entries, lazily, for what is drawn or returned.
+Every field is declared with the type pi writes, and the ones the index needs are required. A
+line where one is missing or of another type (a hostile or damaged file), a message of another
+role, a content block of another type, or a line that is not JSON, fails to decode with
+:data:`DecodeError` and is read by the reference path instead (parsed whole, then
+:func:`make_meta`), as are the other entry types (a few lines in a hundred). The pydantic
+models of :mod:`pitui.core.models` stay the library's boundary: they validate whole entries,
+lazily, for what is drawn or returned.
 """
 
 from __future__ import annotations
