@@ -169,7 +169,7 @@ def _print_scope(
         state = "stale" if temp.stale else "a rewrite may be running right now"
         out(
             f"{temp.path}: leftover temp file of {os.path.basename(temp.target)}, which no "
-            f"longer exists ({temp.size} bytes, {state})"
+            f"longer exists ({format_bytes(temp.size)}, {state})"
         )
     unhealthy = sum(1 for r in reports if not r.healthy)
     out(

@@ -69,5 +69,8 @@ def run(args: argparse.Namespace) -> int:
         emit_json(report)
     else:
         out(f"wrote {target}")
-        out(f"  {len(entries) - labels} entries and {labels} labels from {path}")
+        from pitui.core.units import format_count
+
+        kept = format_count(len(entries) - labels)
+        out(f"  {kept} entries and {format_count(labels)} labels from {path}")
     return 0

@@ -24,6 +24,7 @@ from pitui.core.facts import model_text
 
 if TYPE_CHECKING:
     # (imported when run: building the parser, which every pitui command does, stays light)
+    from pitui.core.facts import SessionFacts
     from pitui.core.session import Session
 
 
@@ -43,6 +44,11 @@ def command(**params: Any) -> int:
 
 def inspect_json(session: Session, leaf: str | None = None) -> dict[str, Any]:
     """The ``--json`` report (also used by tests and the doctor)."""
+    return _report(session, leaf)[0]
+
+
+def _report(session: Session, leaf: str | None) -> tuple[dict[str, Any], SessionFacts]:
+    """The ``--json`` report and the facts it was made from (the summary prints both)."""
     from pitui.core.context import build_session_context
     from pitui.core.facts import session_facts
 
@@ -53,7 +59,7 @@ def inspect_json(session: Session, leaf: str | None = None) -> dict[str, Any]:
     facts = session_facts(session, leaf_meta)
     branch = facts.branch_entries
     context = build_session_context(session, leaf_key)
-    return {
+    report = {
         "path": session.path,
         "id": session.id,
         "cwd": session.cwd,
@@ -80,6 +86,7 @@ def inspect_json(session: Session, leaf: str | None = None) -> dict[str, Any]:
             for p in session.problems
         ],
     }
+    return report, facts
 
 
 def run(args: argparse.Namespace) -> int:
@@ -96,21 +103,20 @@ def run(args: argparse.Namespace) -> int:
     # the whole index (a million objects, 0.2 s) for cycles this short-lived command never makes.
     gc.disable()
     with Session.open(path) as session:
-        report = inspect_json(session, args.leaf)
+        report, facts = _report(session, args.leaf)
         if args.json:
             from pitui.core.safejson import dumps_bytes
 
             emit_json_bytes(dumps_bytes(report))  # (megabytes for a big session: kept as bytes)
             return 0
-        _print_summary(session, report)
+        _print_summary(session, report, facts)
     return 0
 
 
-def _print_summary(session: Session, report: dict[str, Any]) -> None:
+def _print_summary(session: Session, report: dict[str, Any], facts: SessionFacts) -> None:
     from pitui.core.units import format_bytes, format_cost, format_count
 
     types = Counter(f"{m.role}" if m.type == "message" else m.type for m in session.entries)
-    leaves = sum(1 for m in session.entries if not m.children)
     version = report["version"]
     out(f"{session.path}")
     out(f"  session   {report['id']}" + (f"  “{report['name']}”" if report["name"] else ""))
@@ -127,10 +133,14 @@ def _print_summary(session: Session, report: dict[str, Any]) -> None:
             f"  pending   the last line ({format_bytes(session.pending)}, no newline yet) is still "
             "being written; it is read once the file is quiet"
         )
-    out(f"  tree      {len(report['rootIds'])} root(s), {leaves} branch end(s)")
+    out(
+        f"  tree      {format_count(facts.roots)} root(s), "
+        f"{format_count(facts.branch_ends)} branch end(s)"
+    )
     leaf = session.get(report["leafId"]) if report["leafId"] else None
     if leaf is not None:
-        out(f"  leaf      {entry_label(leaf)}; active branch {len(report['branchIds'])} entries")
+        branch = format_count(len(facts.branch_entries))
+        out(f"  leaf      {entry_label(leaf)}; active branch {branch} entries")
     ctx = report["context"]
     model = ctx["model"]
     model_name = model_text(model.get("provider"), model.get("modelId")) if model else None
@@ -151,6 +161,6 @@ def _print_summary(session: Session, report: dict[str, Any]) -> None:
         for target, label in report["labels"].items():
             out(f"    {target}  [{label}]  {report['labelTimestamps'].get(target, '')}")
     problems = report["problems"]
-    out(f"  problems  {len(problems) or 'none'}")
+    out(f"  problems  {format_count(len(problems)) if problems else 'none'}")
     for problem in problems:
         out(f"    line {problem['line']} (byte {problem['offset']}): {problem['reason']}")

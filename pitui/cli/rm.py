@@ -32,7 +32,7 @@ from pitui.cli.common import (
     session_dir_option,
 )
 from pitui.core.paths import normalize_session_path, shorten_home
-from pitui.core.units import plural
+from pitui.core.units import format_count, plural
 
 if TYPE_CHECKING:
     from pitui.core.search import Query
@@ -243,16 +243,16 @@ def _mark_busy(candidates: list[Candidate], force: bool, explicit: bool) -> None
 
 def _describe(candidate: Candidate) -> None:
     from pitui.core.search import display_title
+    from pitui.render.safe_text import one_line
 
     info = candidate.info
     where = shorten_home(candidate.path)
     if info is None:
         out(f"  {where}  (not a readable pi session)")
     else:
-        title = " ".join(display_title(info.name, info.first_message).split())
-        if len(title) > 60:
-            title = title[:59] + "…"
-        out(f"  {info.modified_iso[:16]}  {info.message_count:>5} msgs  {title}")
+        title = one_line(" ".join(display_title(info.name, info.first_message).split()), 60)
+        messages = format_count(info.message_count)
+        out(f"  {info.modified_iso[:16]}  {messages:>5} msgs  {title}")
         out(f"      {where}")
     if candidate.forks:
         count = len(candidate.forks)
