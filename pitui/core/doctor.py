@@ -23,7 +23,6 @@ import stat
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -40,7 +39,7 @@ from pitui.core.pi_verdict import (
     refusals,
     unreadable_verdicts,
 )
-from pitui.core.pools import pool_context
+from pitui.core.pools import run_tasks
 from pitui.core.problems import Problem, ProblemKind
 from pitui.core.session import (
     Session,
@@ -260,21 +259,16 @@ def diagnose_paths(
     given. Each file's folder is searched for rewrite leftovers (see :func:`find_temp_files`)."""
     sizes = [_size_or_zero(p) for p in paths]
     count = max(1, workers if workers is not None else (os.cpu_count() or 1))
-    reports: list[FileReport] = []
-    if count == 1 or len(paths) < 2 or sum(sizes) < PARALLEL_MIN_BYTES:
-        for done, path in enumerate(paths, start=1):
-            reports.append(_diagnose_safely(path, largest))
-            if progress is not None:
-                progress(done, len(paths))
-    else:
-        groups = _groups(list(paths), sizes, count)
-        with ProcessPoolExecutor(max_workers=count, mp_context=pool_context()) as pool:
-            done = 0
-            for group in pool.map(_diagnose_group, groups, [largest] * len(groups)):
-                reports.extend(group)
-                done += len(group)
-                if progress is not None:
-                    progress(done, len(paths))
+    found: list[tuple[int, FileReport]] = []
+    tasks = list(enumerate(paths))
+    batches = run_tasks(
+        tasks, sizes, _diagnose_group, (largest,), None, count, min_bytes=PARALLEL_MIN_BYTES
+    )
+    for batch in batches:
+        found.extend(batch)
+        if progress is not None:
+            progress(len(found), len(paths))
+    reports = [report for _, report in sorted(found, key=lambda item: item[0])]
     by_folder: dict[str, list[TempFile]] = {}
     for report in reports:
         folder = os.path.dirname(os.path.abspath(report.path))
@@ -335,25 +329,9 @@ def _diagnose_safely(path: str, largest: int) -> FileReport:
         return _unreadable(path, _size_or_none(path), f"internal error while reading: {exc!r}")
 
 
-def _diagnose_group(paths: list[str], largest: int) -> list[FileReport]:
-    return [_diagnose_safely(path, largest) for path in paths]
-
-
-def _groups(paths: list[str], sizes: list[int], workers: int) -> list[list[str]]:
-    """Tasks of similar byte weight (a few per worker), in the given order."""
-    target = max(1, sum(sizes) // (workers * 4))
-    groups: list[list[str]] = []
-    current: list[str] = []
-    weight = 0
-    for path, size in zip(paths, sizes, strict=True):
-        current.append(path)
-        weight += size
-        if weight >= target:
-            groups.append(current)
-            current, weight = [], 0
-    if current:
-        groups.append(current)
-    return groups
+def _diagnose_group(tasks: list[tuple[int, str]], largest: int) -> list[tuple[int, FileReport]]:
+    """A pool task: the reports of ``(position, path)`` tasks, with their positions."""
+    return [(position, _diagnose_safely(path, largest)) for position, path in tasks]
 
 
 def _size_or_none(path: str) -> int | None:

@@ -164,14 +164,18 @@ def run_tasks(
     extra: tuple[object, ...],
     cancel: threading.Event | None,
     workers: int,
+    *,
+    min_bytes: int | None = None,
 ) -> Iterator[list[R]]:
     """Run ``worker(group, *extra)`` over groups of tasks: in this process when the work is
-    small, else in a pool of ``workers`` processes, yielding each group's results as it
-    completes."""
+    small (under ``min_bytes`` in all, default :data:`POOL_MIN_BYTES`), else in a pool of
+    ``workers`` processes, yielding each group's results as it completes. The store, the stats
+    and the doctor read many files through this one loop."""
     if not tasks:
         return
     groups = _groups(tasks, sizes, workers)
-    if workers <= 1 or sum(sizes) < POOL_MIN_BYTES or len(tasks) < 2 * workers:
+    floor = POOL_MIN_BYTES if min_bytes is None else min_bytes
+    if workers <= 1 or sum(sizes) < floor or len(tasks) < 2 * workers:
         for group in groups:
             if cancel is not None and cancel.is_set():
                 return

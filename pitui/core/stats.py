@@ -34,9 +34,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from typing import TYPE_CHECKING, Any, Literal
 
+from pitui.core import pools
 from pitui.core.facts import Stats, Usage, model_text, usage_numbers
 from pitui.core.js import parse_iso_ms
-from pitui.core.pools import close_pool, pool_context
+from pitui.core.pools import run_tasks
 from pitui.core.session import Session, SessionError
 
 if TYPE_CHECKING:
@@ -62,9 +63,8 @@ GROUP_BY: tuple[GroupBy, ...] = ("model", "project", "day")
 UNKNOWN = "(unknown)"
 Progress = Callable[[int, int], None]  # (files read, files in all)
 
-# Below this many bytes, a process pool costs more than it saves (as in the store).
-POOL_MIN_BYTES = 16 * 1024 * 1024
-_TASK_FILES = 16
+# Below this many bytes, a process pool costs more than it saves: the store's floor.
+POOL_MIN_BYTES = pools.POOL_MIN_BYTES
 
 
 def entry_key(
@@ -310,36 +310,10 @@ def iter_scans(
 ) -> Iterator[list[FileScan]]:
     """Batches of scans in completion order (not sorted): a pool when there is much to read."""
     workers = max(1, workers if workers is not None else (os.cpu_count() or 1))
-    groups = [list(paths[i : i + _TASK_FILES]) for i in range(0, len(paths), _TASK_FILES)]
-    small = sum(_file_size(path) for path in paths) < POOL_MIN_BYTES
-    if workers <= 1 or small or len(groups) < 2:
-        for group in groups:
-            if cancel is not None and cancel.is_set():
-                return
-            yield _scan_many(group)
-        return
-    from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-    from concurrent.futures.process import BrokenProcessPool
-
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=pool_context())
-    pending: dict[Future[list[FileScan]], list[str]] = {}
-    try:
-        for group in groups:
-            pending[pool.submit(_scan_many, group)] = group
-        for future in as_completed(list(pending)):
-            if cancel is not None and cancel.is_set():
-                return
-            group = pending.pop(future)
-            try:
-                yield future.result()
-            except BrokenProcessPool:
-                # a worker died (out of memory, killed): finish here, one group at a time
-                for rest in [group, *pending.values()]:
-                    yield _scan_many(rest)
-                pending.clear()
-                return
-    finally:
-        close_pool(pool, unfinished=bool(pending))
+    sizes = [_file_size(path) for path in paths]
+    yield from run_tasks(
+        list(paths), sizes, _scan_many, (), cancel, workers, min_bytes=POOL_MIN_BYTES
+    )
 
 
 def collect_stats(
