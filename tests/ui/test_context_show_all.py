@@ -127,6 +127,18 @@ async def test_a_click_on_the_marker_line_unfolds(tmp_path: Path) -> None:
         assert FOLD_MARKER not in text(app) and every_output_line(app)
 
 
+async def test_a_click_on_a_folded_thinking_line_unfolds(tmp_path: Path) -> None:
+    app = ScreenApp(write_session(folded_session(), tmp_path), select="r1")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await opened(app, pilot)
+        await shown_at(app, pilot, "r1", expanded=False)
+        body = pane(app).lines
+        thinking = next(i for i, line in enumerate(lines(app)) if "∴ thinking · " in line)
+        await pilot.click(ContextLines, offset=(4, thinking - round(body.scroll_y)))
+        await shown_at(app, pilot, "r1", expanded=True)
+        assert THOUGHT.split(",")[0] in text(app) and "line by line" in text(app)
+
+
 async def test_the_message_whose_marker_was_clicked_stays_in_view(tmp_path: Path) -> None:
     """Selected u2 (the last message); the click is on r1's fold: unfolded, the pane shows r1
     from its first line, where alt+a would have kept u2 in view."""

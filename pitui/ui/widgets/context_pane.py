@@ -71,7 +71,7 @@ class ContextView:
     calls: dict[str, Any]  # tool calls by id, so a tool result is drawn with its call
     first: int  # the first message drawn
     lines: list[Strip]  # the drawn lines (a "more above" line first while first > 0)
-    top: int  # first line of the selected entry's own message (scrolled into view)
+    top: int  # first line of the selected entry's own message, or the anchor's (scrolled to)
     width: int
     extensions: int = 0  # of ``messages``, extension entries (not sent to the model)
     expanded: bool = False  # drawn with nothing folded ("show all")
