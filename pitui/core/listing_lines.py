@@ -17,17 +17,37 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
-from pitui.core.records import Usage
-
 __all__ = [
     "ListingAssistant",
     "ListingBlock",
+    "ListingCost",
     "ListingLine",
     "ListingToolResult",
+    "ListingUsage",
     "ListingUser",
     "decode_listing_line",
     "decode_listing_lines",
 ]
+
+
+class ListingCost(Struct):
+    total: float = 0.0
+
+
+class ListingUsage(Struct):
+    """A usage as the listing sums it (pi's token rule: the four parts, not ``totalTokens``).
+
+    The parts are ``float``: msgspec reads a JSON integer into the float ``float(int)`` is (an
+    integer past 64 bits into the double orjson makes of it) and refuses a number out of a
+    double's range, ``null``, a string or a boolean; such a line is parsed whole, where
+    :func:`~pitui.core.facts.usage_numbers` counts what is not a finite number as 0. So every
+    value here is finite and an absent one is 0, as there: the sums are the same."""
+
+    input: float = 0.0
+    output: float = 0.0
+    cacheRead: float = 0.0
+    cacheWrite: float = 0.0
+    cost: ListingCost | None = None
 
 
 class ListingBlock(Struct):
@@ -53,11 +73,11 @@ class ListingAssistant(ListingMessage, tag="assistant"):
     timestamp: Any = None
     provider: str | None = None
     model: str | None = None
-    usage: Usage | None = None
+    usage: ListingUsage | None = None
 
 
 class ListingToolResult(ListingMessage, tag="toolResult"):
-    usage: Usage | None = None
+    usage: ListingUsage | None = None
 
 
 # The other roles pi writes: counted as messages, nothing read.
@@ -93,7 +113,7 @@ class ListingLine(Struct):
         | _ListingHook | _ListingBranchSummary | _ListingCompactionSummary | _ListingSystem
         | None
     ) = None  # fmt: skip
-    usage: Usage | None = None
+    usage: ListingUsage | None = None
     name: str | None = None
     targetId: str | None = None
     label: str | None = None

@@ -14,9 +14,11 @@ import orjson
 from pitui.core.safejson import escape_unsafe_bytes
 
 __all__ = [
+    "Brief",
     "ListedSession",
     "SearchableSession",
     "SessionInfo",
+    "brief_of",
     "listing_element",
     "searchable_text",
 ]
@@ -197,6 +199,14 @@ class SessionInfo:
         info = cls(path, *row[:-2], label_times=row[-2], header_problem=row[-1])
         info.size = size
         return info
+
+
+# What orders and filters a listed session: (modified, parentSessionPath, name, cwd, id).
+Brief = tuple[int, str | None, str | None, str, str]
+
+
+def brief_of(info: SessionInfo) -> Brief:
+    return (info.modified, info.parent_session_path, info.name, info.cwd, info.id)
 
 
 def listing_element(info: SessionInfo) -> bytes | None:

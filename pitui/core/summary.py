@@ -45,14 +45,15 @@ from pitui.core.listing_lines import (
     ListingAssistant,
     ListingLine,
     ListingToolResult,
+    ListingUsage,
     ListingUser,
     decode_listing_line,
     decode_listing_lines,
 )
 from pitui.core.migrate import header_version
 from pitui.core.record import Record
-from pitui.core.records import UNSET, DecodeError, Usage
-from pitui.core.session_info import SessionInfo, listing_element
+from pitui.core.records import UNSET, DecodeError
+from pitui.core.session_info import Brief, SessionInfo, brief_of, listing_element
 
 __all__ = [
     "NO_MESSAGES",
@@ -73,6 +74,8 @@ NO_MESSAGES = "(no messages)"
 _SEAM = 64
 # Bytes of the first line hashed to notice a replaced file (a header line is far shorter).
 _HEAD_MAX = 64 * 1024
+# A file up to this size is read in one call (a bigger one in the line reader's chunks).
+_WHOLE_READ = 1 << 20
 
 
 def _parse_whole(line: bytes) -> Any:
@@ -227,7 +230,7 @@ class SummaryState:
 
     def _fold_records(self, records: Iterable[ListingLine]) -> None:
         """Fold typed lines in; the per-line work written out with the state in locals: it runs
-        a million times for a 10,000-session store."""
+        a million times for a 10,000-session store. Message lines come first (most lines)."""
         entries = self.entries
         messages = self.message_count
         anon = self.anon
@@ -239,7 +242,9 @@ class SummaryState:
         cost = self.cost
         model = self.model
         provider = self.provider
-        add_text = self._add_text
+        text_length = self.text_length
+        keep_text = self._keep_text if self.texts else None
+        assistant, tool_result, user = ListingAssistant, ListingToolResult, ListingUser
         try:
             for record in records:
                 etype = record.type
@@ -259,64 +264,78 @@ class SummaryState:
                         childless.add(entry_id)
                 else:
                     anon += 1
-                usage: Usage | None = None
+                usage: ListingUsage | None
                 if etype == "message":
                     messages += 1
                     message = record.message
-                    if message is None:
-                        continue
-                    said: ListingUser | ListingAssistant | None = None
-                    if isinstance(message, ListingAssistant):
-                        said = message
-                        usage = message.usage
-                        found_model = message.model
-                        if found_model is not None:
-                            model = found_model
-                            provider = message.provider
-                    elif isinstance(message, ListingUser):
-                        said = message
-                    elif isinstance(message, ListingToolResult):
-                        usage = message.usage
+                    kind = message.__class__
+                    if kind is tool_result:
+                        usage = message.usage  # type: ignore[union-attr]
+                        if usage is None:
+                            continue
+                    elif kind is assistant or kind is user:
+                        said: ListingUser | ListingAssistant = message  # type: ignore[assignment]
+                        if kind is assistant:
+                            usage = said.usage  # type: ignore[union-attr]
+                            found_model = said.model  # type: ignore[union-attr]
+                            if found_model is not None:
+                                model = found_model
+                                provider = said.provider  # type: ignore[union-attr]
+                        else:
+                            usage = None
+                        content = said.content
+                        if content is not UNSET:
+                            # pi's isMessageWithContent: activity time and text
+                            stamp = said.timestamp
+                            value: Any
+                            if type(stamp) is int or type(stamp) is float:
+                                # pi takes any number; one outside Date's range is Invalid Date
+                                value = stamp if -MAX_DATE_MS <= stamp <= MAX_DATE_MS else None
+                            else:
+                                value = js_date_ms(record.timestamp)
+                            if value is not None:
+                                if activity is None:
+                                    activity = value if value > 0 else 0  # Math.max(last ?? 0, t)
+                                elif value > activity:
+                                    activity = value
+                            if type(content) is list:
+                                pieces = [block.text for block in content if block.type == "text"]
+                                try:
+                                    text = " ".join(pieces)  # type: ignore[arg-type]
+                                except TypeError:  # a block without text (JavaScript: "")
+                                    text = js_join(pieces, " ")
+                            elif type(content) is str:
+                                text = content
+                            else:
+                                text = ""
+                            if text:
+                                if text_length:  # (texts are never empty: one came before)
+                                    text_length += 1
+                                text_length += len(text) if text.isascii() else utf16_len(text)
+                                if keep_text is not None:
+                                    keep_text(text)
+                                if first_message is None and kind is user:
+                                    first_message = text
+                        if usage is None:
+                            continue
                     else:
                         continue
-                    if said is not None and said.content is not UNSET:
-                        content = said.content
-                        # pi's isMessageWithContent: activity time and text
-                        stamp = said.timestamp
-                        value: Any
-                        if type(stamp) is int or type(stamp) is float:
-                            # pi takes any number; one outside Date's range is an Invalid Date
-                            value = stamp if -MAX_DATE_MS <= stamp <= MAX_DATE_MS else None
-                        else:
-                            value = js_date_ms(record.timestamp)
-                        if value is not None:
-                            if activity is None:
-                                activity = value if value > 0 else 0  # Math.max(last ?? 0, t)
-                            elif value > activity:
-                                activity = value
-                        if type(content) is str:
-                            text = content
-                        elif type(content) is list:
-                            pieces = [block.text for block in content if block.type == "text"]
-                            try:
-                                text = " ".join(pieces)  # type: ignore[arg-type]
-                            except TypeError:  # a block without text (JavaScript: "")
-                                text = js_join(pieces, " ")
-                        else:
-                            text = ""
-                        if text:
-                            add_text(text)
-                            if first_message is None and said.__class__ is ListingUser:
-                                first_message = text
                 elif etype == "compaction" or etype == "branch_summary" or etype == "usage":
                     usage = record.usage
-                elif etype == "session_info" or etype == "label":
-                    self._other(etype, record.name, record.targetId, record.label, record.timestamp)
-                if usage is not None:
-                    # session totals: the same sums as Session.stats() (pi's token rule)
-                    inp, out, read, write, spent = usage_numbers(usage.values())
-                    tokens += inp + out + read + write
-                    cost += spent
+                    if usage is None:
+                        continue
+                else:
+                    if etype == "session_info" or etype == "label":
+                        self._other(
+                            etype, record.name, record.targetId, record.label, record.timestamp
+                        )
+                    continue
+                # session totals: the same sums as Session.stats() (pi's token rule; see
+                # ListingUsage: every part is a finite float, an absent one 0)
+                tokens += usage.input + usage.output + usage.cacheRead + usage.cacheWrite
+                spent = usage.cost
+                if spent is not None:
+                    cost += spent.total
         finally:
             self.entries = entries
             self.message_count = messages
@@ -327,6 +346,7 @@ class SummaryState:
             self.cost = cost
             self.model = model
             self.provider = provider
+            self.text_length = text_length
 
     def _fold_object(self, obj: Any) -> None:
         """Fold in one line parsed whole (the reference rules, any value of any type)."""
@@ -464,8 +484,11 @@ class SummaryState:
         if self.text_length:  # texts are never empty, so a length means one came before
             self.text_length += 1
         self.text_length += len(text) if text.isascii() else utf16_len(text)
-        if not self.texts:
-            return
+        if self.texts:
+            self._keep_text(text)
+
+    def _keep_text(self, text: str) -> None:
+        """Keep ``text`` in allMessagesText (its length is counted by the caller)."""
         room = SEARCH_TEXT_CAP - self.text_chars
         if room <= 0:
             return
@@ -621,12 +644,13 @@ class FileSummary(Record):
 
     ``key`` is ``(size, mtime_ns, inode, device)`` from the open file; ``offset`` is where the
     complete lines end; ``row`` is ``SessionInfo.to_row()`` or ``None`` (not a session, or not
-    readable: then ``error`` says why).
+    readable: then ``error`` says why). ``brief`` and ``listing`` are what ``pitui list --json``
+    needs of the session, made in the worker so that the parent builds no ``SessionInfo``.
     """
 
     __slots__ = (
-        "error", "head", "key", "listing", "offset", "path", "resumed", "row", "seam", "state",
-        "text", "text_tail", "texts",
+        "brief", "error", "head", "key", "listing", "offset", "path", "resumed", "row", "seam",
+        "state", "text", "text_tail", "texts",
     )  # fmt: skip
 
     def __init__(
@@ -644,6 +668,7 @@ class FileSummary(Record):
         resumed: bool = False,  # parsed from a previous offset (not from the start)
         listing: bytes | None = None,  # listing_element() of the session (made in the worker)
         texts: bool = True,  # text and text_tail hold the message texts (False: not read)
+        brief: Brief | None = None,  # the session's sort and filter fields (see Brief)
     ) -> None:
         self.path = path
         self.key = key
@@ -658,12 +683,14 @@ class FileSummary(Record):
         self.resumed = resumed
         self.listing = listing
         self.texts = texts
+        self.brief = brief
 
     def __reduce__(self) -> tuple[type[FileSummary], tuple[Any, ...]]:
         # (a constructor call: pool results are unpickled by the thousand)
         return FileSummary, (
             self.path, self.key, self.head, self.seam, self.offset, self.state, self.text,
             self.text_tail, self.row, self.error, self.resumed, self.listing, self.texts,
+            self.brief,
         )  # fmt: skip
 
     @property
@@ -685,10 +712,15 @@ def _head_hash(first_line: bytes | memoryview) -> bytes:
 def _read_head(fd: int, size: int) -> bytes:
     """Hash of the file's first line, or b"" if it has no complete first line yet."""
     data = os.pread(fd, min(size, 4096), 0)  # (a header line is far shorter)
-    nl = data.find(b"\n")
-    if nl < 0 and len(data) < size:
+    if b"\n" not in data and len(data) < size:
         data = os.pread(fd, min(size, _HEAD_MAX + 1), 0)
-        nl = data.find(b"\n")
+    return _head_of(data)
+
+
+def _head_of(data: bytes) -> bytes:
+    """:func:`_read_head` of a file whose first bytes are ``data`` (all of them, or at least
+    ``_HEAD_MAX + 1``)."""
+    nl = data.find(b"\n", 0, _HEAD_MAX + 1)
     if nl < 0:
         return b"" if len(data) <= _HEAD_MAX else _head_hash(data)
     return _head_hash(data[:nl])
@@ -738,12 +770,15 @@ def _summarise(path: str, resume: Resume | None, texts: bool) -> FileSummary:
         resumed = state is not None
         if state is None:
             state = SummaryState(texts=texts)
-        lines = Lines(fd, start, final=False)
+        # a file read from its start and not big is read at once: one system call, where the
+        # chunks, its first line, the bytes before the offset and the unfinished tail are four
+        source: bytes | int = os.pread(fd, size, 0) if start == 0 and size <= _WHOLE_READ else fd
+        lines = Lines(source, start, final=False)
         state.read(lines)
         offset = lines.end_offset
-        tail = read_range(fd, offset, lines.pending)
+        tail = read_range(source, offset, lines.pending)
         if start == 0:
-            head = _read_head(fd, size)
+            head = _head_of(source) if isinstance(source, bytes) else _read_head(fd, size)
         final = state.with_tail(tail, at_start=offset == 0)
         info = final.info(path, size, st.st_mtime_ns)
         seam_start = max(0, offset - _SEAM)
@@ -751,7 +786,7 @@ def _summarise(path: str, resume: Resume | None, texts: bool) -> FileSummary:
             path,
             key,
             head=head,
-            seam=os.pread(fd, offset - seam_start, seam_start) if offset else b"",
+            seam=read_range(source, seam_start, offset - seam_start) if offset else b"",
             offset=offset,
             state=dump_json(state.to_json()),
             text=state.text,
@@ -760,6 +795,7 @@ def _summarise(path: str, resume: Resume | None, texts: bool) -> FileSummary:
             resumed=resumed,
             listing=listing_element(info) if info is not None else None,
             texts=state.texts,
+            brief=brief_of(info) if info is not None else None,
         )
     except OSError as exc:
         return FileSummary(path, (0, 0, 0, 0), error=exc.strerror or str(exc))
