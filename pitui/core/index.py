@@ -436,7 +436,7 @@ class Index:
                 [
                     (
                         r.path,
-                        dirs.get(r.path, os.path.dirname(r.path)),
+                        dirs.get(r.path) or os.path.dirname(r.path),
                         *r.key,
                         r.offset,
                         *_listing_columns(r),
@@ -671,17 +671,16 @@ def _listing_columns(result: FileSummary) -> tuple[int | None, bytes, bytes | No
     modified, parentSessionPath, name, cwd, id)``; marshal is decoded faster than JSON, and a
     warm listing imports no JSON library. ``listing`` is the session's element of ``pitui list
     --json`` (:func:`~pitui.core.session_info.listing_element`)."""
-    from pitui.core.session_info import SessionInfo, listing_element
-
     if result.row is None:
         return None, marshal.dumps((tuple(result.key),)), None
-    info = SessionInfo.from_row(result.path, result.key[0], result.row)
-    brief = marshal.dumps(
-        (tuple(result.key), info.modified, info.parent_session_path, info.name, info.cwd, info.id)
-    )
-    # made by the worker; a summary made without it (by hand) gets the same value here
-    listing = result.listing if result.listing is not None else listing_element(info)
-    return info.modified, brief, listing
+    fields, listing = result.brief, result.listing
+    if fields is None or listing is None:  # (made by the worker; a summary made by hand)
+        from pitui.core.session_info import SessionInfo, brief_of, listing_element
+
+        info = SessionInfo.from_row(result.path, result.key[0], result.row)
+        fields = brief_of(info)
+        listing = listing_element(info)
+    return fields[0], marshal.dumps((tuple(result.key), *fields)), listing
 
 
 def _storable(path: str) -> bool:
