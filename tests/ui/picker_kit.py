@@ -21,7 +21,6 @@ from typing import Any, cast
 
 import orjson
 import pytest
-from textual.containers import ScrollableContainer
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
@@ -238,15 +237,13 @@ async def preview_loaded(pilot: Pilot[Any]) -> None:
         timeout=30.0,
         what="the preview",
     )  # fmt: skip
-    scroll = preview.query_one("#preview-scroll", ScrollableContainer)
-    messages = preview.query_one("#preview-messages", Static)
+    lines = preview.lines
     seen: list[tuple[float, float, int]] = []
     deadline = time.monotonic() + 10.0
     while time.monotonic() < deadline:
         await pilot.pause()
-        seen.append((scroll.scroll_y, scroll.max_scroll_y, messages.size.height))
-        laid_out = messages.size.height > 0 or preview.target is None
-        if laid_out and len(seen) >= 4 and len(set(seen[-4:])) == 1 and seen[-1][0] >= seen[-1][1]:
+        seen.append((lines.scroll_y, lines.max_scroll_y, lines.virtual_size.height))
+        if len(seen) >= 4 and len(set(seen[-4:])) == 1 and seen[-1][0] >= seen[-1][1]:
             break
     await pilot.pause()
 

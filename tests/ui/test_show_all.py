@@ -3,12 +3,9 @@ what the renderers folded, alt+a folds it again, and another session starts fold
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pytest
-from rich.console import Console
-from textual.widgets import Static
 
 from pitui.ui.app import PituiApp
 from pitui.ui.widgets.preview import SessionPreview
@@ -24,10 +21,7 @@ def _home(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFact
 
 
 def preview_text(app: PituiApp) -> str:
-    drawn = app.screen.query_one(SessionPreview).query_one("#preview-messages", Static)
-    console = Console(width=100, record=True, file=io.StringIO())
-    console.print(drawn.content)
-    return console.export_text()
+    return app.screen.query_one(SessionPreview).text
 
 
 async def test_alt_a_and_a_click_unfold_the_preview(tmp_path: Path) -> None:

@@ -20,18 +20,15 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_right
-from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
-from rich.console import RenderableType
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.geometry import Size
 from textual.message import Message
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
@@ -41,15 +38,18 @@ from pitui.core.session import EntryMeta, Session, SessionError
 from pitui.core.units import format_tokens
 from pitui.export.document import custom_entries_on
 from pitui.render import RenderContext, render_messages, tool_calls_by_id
-from pitui.render.lines import render_lines
 from pitui.render.safe_text import one_line, safe_line, safe_text
 from pitui.ui.commands import bindings_for
 from pitui.ui.rendering import app_registry, drawn_by_plugin
+from pitui.ui.widgets.drawn_lines import (
+    DrawnLines,
+    draw_back,
+    joined,
+    lines_budget,
+    more_line,
+    strips,
+)
 
-# Lines of context drawn at a time: the pane draws messages from the selected entry's end of the
-# context until it has this many screens of lines; scrolling to the top draws the earlier ones.
-SCREENS_DRAWN = 3
-MIN_LINES_DRAWN = 120
 CONTEXT_INTERVAL = 0.25  # seconds between two context builds, at least
 # What a folded part says (render/parts.py's markers; a folded thinking block's one line)
 FOLD_MARKER = "(show all)"
@@ -90,11 +90,6 @@ class ContextView:
         return next((i for i, s in enumerate(self.sources) if s == self.uid), len(self.messages))
 
 
-def strips(renderables: Sequence[RenderableType], width: int) -> list[Strip]:
-    """Renderables drawn at ``width`` as Textual lines (any thread)."""
-    return [Strip(line) for lines in render_lines(renderables, width) for line in lines]
-
-
 def draw_message(view: ContextView, index: int) -> list[Strip]:
     """The lines of message ``index`` of the view (any thread)."""
     one = slice(index, index + 1)
@@ -103,32 +98,6 @@ def draw_message(view: ContextView, index: int) -> list[Strip]:
         app_registry(), view.messages[one], ctx, ids=view.sources[one], tool_calls=view.calls
     )
     return strips(drawn, view.width)
-
-
-def joined(blocks: list[list[Strip]]) -> tuple[list[Strip], list[int]]:
-    """The blocks' lines one after the other, and the first line of each block."""
-    out: list[Strip] = []
-    starts: list[int] = []
-    for lines in blocks:
-        starts.append(len(out))
-        out.extend(lines)
-    return out, starts
-
-
-def draw_back(
-    view: ContextView, stop: int, keep: int, budget: int
-) -> tuple[int, list[Strip], list[int]]:
-    """Draw messages backwards from ``stop`` (exclusive) until there are ``budget`` lines and the
-    message ``keep`` is drawn. Returns the first message drawn, its lines, each message's start."""
-    blocks: list[list[Strip]] = []
-    total = 0
-    index = stop
-    while index > 0 and (total < budget or index > keep):
-        index -= 1
-        blocks.append(draw_message(view, index))
-        total += len(blocks[-1])
-    blocks.reverse()
-    return (index, *joined(blocks))
 
 
 def grown_from(old: ContextView | None, view: ContextView) -> bool:
@@ -151,12 +120,6 @@ def grown_from(old: ContextView | None, view: ContextView) -> bool:
 def unfolds(line: str) -> bool:
     """Whether a click on this drawn line asks for everything: it is a fold's marker."""
     return FOLD_MARKER in line or line.lstrip().startswith(FOLDED_THINKING)
-
-
-def more_line(count: int, width: int) -> Strip:
-    text = Text(f"↑ {count:,} earlier message{'s' if count != 1 else ''}: scroll up to show",
-                style="dim italic")  # fmt: skip
-    return strips([text], width)[0]
 
 
 def context_view(
@@ -198,7 +161,7 @@ def draw_view(view: ContextView, old: ContextView | None, budget: int) -> None:
         return
     if view.anchor is not None and view.anchor < len(messages):
         own = min(own, view.anchor)
-    first, lines, starts = draw_back(view, len(messages), own, budget)
+    first, lines, starts = draw_back(partial(draw_message, view), len(messages), own, budget)
     if not messages:
         text = Text("(nothing: the model sees no messages at this point)", style="dim")
         lines = strips([text], width)
@@ -210,18 +173,15 @@ def draw_view(view: ContextView, old: ContextView | None, budget: int) -> None:
     view.first, view.lines, view.top, view.starts = first, lines, top, starts
 
 
-class ContextLines(ScrollView, can_focus=True):
-    """The context pane's body: lines drawn in workers, shown with the Line API. Scrolling to the
-    top while earlier messages are not drawn yet asks for them (:class:`NeedEarlier`).
+class ContextLines(DrawnLines, can_focus=True):
+    """The context pane's body: lines drawn in workers, shown with the Line API (see
+    :class:`~pitui.ui.widgets.drawn_lines.DrawnLines`).
 
     Focused (tab, or a click), it scrolls with the movement keys; escape, ``L``, ``T`` and
     whatever is typed are for the tree (:class:`ForTree`): the screen hands them over. A click
     on a fold's ``(show all)`` line asks for everything (:class:`ShowAll`)."""
 
     BINDINGS = bindings_for("context")
-
-    class NeedEarlier(Message):
-        pass
 
     class ShowAll(Message):
         """A fold's marker was clicked, on drawn line ``line``."""
@@ -263,70 +223,6 @@ class ContextLines(ScrollView, can_focus=True):
         event.stop()
         event.prevent_default()
         self.post_message(self.ForTree("type", event.character))
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self._lines: list[Strip] = []
-        self._top = 0
-        self._more = False  # earlier messages are not drawn
-        self._asked = False
-
-    def show(self, lines: list[Strip], top: int, *, more: bool) -> None:
-        """Show ``lines`` scrolled so that line ``top`` is in view (as high as it can go)."""
-        self._lines = lines
-        self._top = top
-        self._more, self._asked = more, False
-        self.virtual_size = Size(self.scrollable_content_region.width, len(lines))
-        self._anchor()
-        self.call_after_refresh(self._anchor)  # again once the layout knows the new size
-        self.refresh()
-
-    def prepend(self, lines: list[Strip], *, more: bool) -> None:
-        """Earlier lines arrived: they replace the first ("more above") line; the view stays."""
-        added = len(lines) - 1
-        self._lines = lines + self._lines[1:]
-        self._top += added
-        self._more, self._asked = more, False
-        self.virtual_size = Size(self.scrollable_content_region.width, len(self._lines))
-        self.scroll_to(y=self.scroll_y + added, animate=False, immediate=True, force=True)
-        self.refresh()
-
-    def _anchor(self) -> None:
-        # (forced: whether the widget may scroll is only known after the next layout, from
-        # the new virtual size; until then an unforced scroll would be dropped)
-        height = self.scrollable_content_region.height
-        self.scroll_to(y=min(self._top, max(0, len(self._lines) - height)), animate=False,
-                       immediate=True, force=True)  # fmt: skip
-        self._check_more()
-
-    def on_resize(self) -> None:
-        self._anchor()
-
-    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
-        super().watch_scroll_y(old_value, new_value)
-        self._check_more()
-
-    def watch_show_vertical_scrollbar(self, shown: bool) -> None:
-        # a scroll forced before the scrollbar was shown did not move its thumb
-        if shown:
-            self.vertical_scrollbar.position = self.scroll_y
-
-    def _check_more(self) -> None:
-        if self._more and not self._asked and round(self.scroll_y) == 0 and self._lines:
-            self._asked = True
-            self.post_message(self.NeedEarlier())
-
-    @property
-    def plain_lines(self) -> list[str]:
-        return [strip.text for strip in self._lines]
-
-    def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
-        base = self.rich_style
-        index = y + round(self.scroll_offset.y)
-        if 0 <= index < len(self._lines):
-            return self._lines[index].crop_extend(0, width, base).apply_style(base)
-        return Strip.blank(width, base)
 
 
 class ContextPane(Vertical):
@@ -416,8 +312,7 @@ class ContextPane(Vertical):
         return max(self.lines.scrollable_content_region.width, 20)
 
     def _budget(self) -> int:
-        height = max(self.lines.scrollable_content_region.height, 10)
-        return max(height * SCREENS_DRAWN, MIN_LINES_DRAWN)
+        return lines_budget(self.lines.scrollable_content_region.height)
 
     @work(thread=True, group="context", exclusive=True, exit_on_error=False)
     def _build(
@@ -477,7 +372,9 @@ class ContextPane(Vertical):
 
     @work(thread=True, group="context-earlier", exclusive=True, exit_on_error=False)
     def _draw_earlier(self, view: ContextView) -> None:
-        first, lines, starts = draw_back(view, view.first, view.first, self._budget())
+        first, lines, starts = draw_back(
+            partial(draw_message, view), view.first, view.first, self._budget()
+        )
         if first > 0:
             lines.insert(0, more_line(first, view.width))
             starts = [line + 1 for line in starts]

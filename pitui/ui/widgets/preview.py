@@ -1,6 +1,10 @@
 """The picker's preview pane: what a session is, then the last messages of its active branch.
 
-The file is read in a worker (a 200 MB session takes a moment); the newest request wins. For a
+The file is read and the messages drawn into lines in a worker (a 200 MB session takes a
+moment, and Rich holds the event loop while it draws); the newest request wins and an older
+one's result is dropped. The event loop only shows the lines on screen (Line API,
+:mod:`pitui.ui.widgets.drawn_lines`): the last messages first, the earlier ones drawn when the
+user scrolls up to them. For a
 full-text hit the messages are those leading to the hit's entry instead of the active branch.
 Extension entries (``custom``) on that branch stand between the messages where they are in the
 file, drawn by the renderer registry: what a plug-in draws shows here as in the export.
@@ -10,19 +14,20 @@ Everything shown from the file goes through :mod:`pitui.render.safe_text` or the
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from rich.cells import cell_len
-from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
@@ -36,6 +41,7 @@ from pitui.core.units import (
     format_local_time,
 )
 from pitui.render.safe_text import safe_line, safe_text
+from pitui.ui.widgets.drawn_lines import DrawnLines, draw_back, lines_budget, more_line, strips
 from pitui.ui.widgets.fit import cut_start
 
 PREVIEW_MESSAGES = 12
@@ -145,25 +151,107 @@ def with_extensions(
     return out
 
 
-class SessionPreview(Vertical, can_focus=False):
-    """Shows :class:`PreviewData` for the selected session."""
+Block = Text | dict[str, Any]  # a line of its own, or a message for the renderers
 
-    class Loaded(Message):
-        def __init__(self, data: PreviewData, body: list[RenderableType]) -> None:
+
+@dataclass(slots=True)
+class PreviewView:
+    """The messages part of the preview for one :class:`PreviewData`, drawn (in workers) at
+    ``width`` columns from block ``first`` to the end; the earlier blocks when the user scrolls
+    up to them."""
+
+    data: PreviewData
+    width: int
+    expanded: bool
+    blocks: list[Block]  # what is drawn, in order: the note, the messages (or "no messages")
+    calls: dict[str, Any]  # tool calls by id, so a tool result is drawn with its call
+    first: int = 0  # the first block drawn
+    lines: list[Strip] = field(default_factory=list)  # a "more above" line first while first > 0
+
+    @property
+    def key(self) -> tuple[str, str | None]:
+        return self.data.path, self.data.entry_id
+
+    def draw(self, index: int) -> list[Strip]:
+        """The lines of block ``index`` (any thread)."""
+        # (imported here: the renderers import pi's models and Markdown, which the first frame
+        # does not need)
+        from pitui.render import RenderContext, render_messages
+        from pitui.ui.rendering import app_registry
+
+        block = self.blocks[index]
+        if isinstance(block, Text):
+            return strips([block], self.width)
+        ctx = RenderContext(width=self.width, expanded=self.expanded)
+        drawn = render_messages(app_registry(), [block], ctx, tool_calls=self.calls)
+        return strips(drawn, self.width)
+
+
+def preview_view(data: PreviewData, width: int, expanded: bool) -> PreviewView:
+    """The blocks to draw for ``data``, nothing drawn yet (any thread)."""
+    from pitui.render import tool_calls_by_id
+
+    blocks: list[Block] = []
+    if data.error is None:
+        if data.note:
+            blocks.append(Text(data.note, style="italic"))
+        blocks.extend(data.messages)
+        if not data.messages:
+            blocks.append(Text("(no messages on this branch)", style="dim"))
+    calls = dict(tool_calls_by_id(data.messages))
+    return PreviewView(data, width, expanded, blocks, calls, first=len(blocks))
+
+
+def draw_earlier(
+    view: PreviewView, budget: int, cancelled: Callable[[], bool] = lambda: False
+) -> tuple[int, list[Strip]]:
+    """Blocks before ``view.first`` drawn backwards until ``budget`` lines (any thread): the new
+    first block, and the lines (with a "more above" line first while blocks are left above)."""
+    first, lines, _ = draw_back(view.draw, view.first, view.first, budget, cancelled)
+    if first > 0:
+        lines.insert(0, more_line(first, view.width))
+    return first, lines
+
+
+class PreviewLines(DrawnLines):
+    """The preview's messages: drawn in workers, shown with the Line API."""
+
+
+class SessionPreview(Vertical, can_focus=False):
+    """Shows :class:`PreviewData` for the selected session: the file is read and the last
+    messages drawn in a worker; the event loop only shows the lines on screen."""
+
+    class _Drawn(Message):
+        def __init__(self, view: PreviewView) -> None:
             super().__init__()
-            self.data = data
-            self.body = body  # the messages, drawn
+            self.view = view
+
+    class _EarlierDrawn(Message):
+        def __init__(self, view: PreviewView, first: int, lines: list[Strip]) -> None:
+            super().__init__()
+            self.view = view
+            self.first = first
+            self.lines = lines
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._target: tuple[str, str | None] | bool | None = False  # False: nothing shown yet
         self.loaded: PreviewData | None = None  # what is shown now (tests wait for it)
+        self.shown: PreviewView | None = None  # its drawn lines
         self.expanded = False  # "show all": nothing folded (until another session is shown)
 
     def compose(self) -> ComposeResult:
         yield Static(id="preview-facts")
-        with VerticalScroll(id="preview-scroll", can_focus=False):
-            yield Static(id="preview-messages")
+        yield PreviewLines(id="preview-lines")
+
+    @property
+    def lines(self) -> PreviewLines:
+        return self.query_one(PreviewLines)
+
+    @property
+    def text(self) -> str:
+        """The messages drawn, as plain text (all lines drawn, on screen or not)."""
+        return "\n".join(line.rstrip() for line in self.lines.plain_lines)
 
     @property
     def target(self) -> tuple[str, str | None] | None:
@@ -174,25 +262,26 @@ class SessionPreview(Vertical, can_focus=False):
         """Show ``path`` (at ``entry_id`` for a full-text hit); ``force`` re-reads the file."""
         if not self.display:
             self._target = False  # hidden: nothing is read; shown again, it loads
-            self.loaded = None
+            self.loaded = self.shown = None
             return
         target = (path, entry_id) if path is not None else None
         if target == self._target and not force:
             return
         self._target = target
         if path is None:
-            self.loaded = None
+            self.workers.cancel_group(self, "preview")
+            self.loaded = self.shown = None
             self.query_one("#preview-facts", Static).update(
                 Text("No session selected", style="dim")
             )
-            self.query_one("#preview-messages", Static).update("")
+            self.lines.show([], 0, more=False)
             return
         if not force:
-            self.loaded = None
+            self.loaded = self.shown = None
             self.expanded = False
             self.query_one("#preview-facts", Static).update(Text("Loading…", style="dim"))
-            self.query_one("#preview-messages", Static).update("")
-        self._load(path, entry_id, self.expanded)
+            self.lines.show([], 0, more=False)
+        self._load(path, entry_id, self.expanded, self._width(), self._budget())
 
     def show_all(self, expanded: bool = True) -> None:
         """Draw the messages unfolded (the ``… (show all)`` markers' promise), or folded again."""
@@ -200,47 +289,92 @@ class SessionPreview(Vertical, can_focus=False):
         if target is None or expanded == self.expanded:
             return
         self.expanded = expanded
-        self._load(*target, expanded)
+        shown = self.shown
+        if shown is not None and shown.key == target:
+            self._draw(shown.data, expanded, self._width(), self._budget())
+        else:
+            self._load(*target, expanded, self._width(), self._budget())
 
     def on_click(self) -> None:
         self.show_all()
 
+    def on_resize(self) -> None:
+        shown = self.shown
+        if shown is not None and shown.width != self._width():
+            self._draw(shown.data, shown.expanded, self._width(), self._budget())
+
+    def _width(self) -> int:
+        return max(self.lines.scrollable_content_region.width, 20)
+
+    def _budget(self) -> int:
+        return lines_budget(self.lines.scrollable_content_region.height)
+
     @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
-    def _load(self, path: str, entry_id: str | None, expanded: bool) -> None:
+    def _load(
+        self, path: str, entry_id: str | None, expanded: bool, width: int, budget: int
+    ) -> None:
         worker = get_current_worker()
         data = load_preview(path, entry_id)
-        if worker.is_cancelled:
-            return
-        # drawn here too: the renderers (and the models they import the first time) would
-        # otherwise hold the event loop
-        from pitui.ui.rendering import render_messages
-
-        body: list[RenderableType] = []
-        if data.error is None:
-            if data.note:
-                body.append(Text(data.note, style="italic"))
-            width = max(self.size.width - 3, 20)
-            body.extend(render_messages(data.messages, width=width, expanded=expanded))
-            if not data.messages:
-                body.append(Text("(no messages on this branch)", style="dim"))
         if not worker.is_cancelled:
-            self.post_message(self.Loaded(data, body))
+            self._drawn(data, expanded, width, budget, lambda: worker.is_cancelled)
 
-    def on_session_preview_loaded(self, message: SessionPreview.Loaded) -> None:
-        data = message.data
-        if (data.path, data.entry_id) != self._target:
-            return
-        self.loaded = data
+    @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
+    def _draw(self, data: PreviewData, expanded: bool, width: int, budget: int) -> None:
+        worker = get_current_worker()
+        self._drawn(data, expanded, width, budget, lambda: worker.is_cancelled)
+
+    def _drawn(
+        self,
+        data: PreviewData,
+        expanded: bool,
+        width: int,
+        budget: int,
+        cancelled: Callable[[], bool],
+    ) -> None:
+        """Draw ``data``'s last messages and post them, unless a newer request came (any
+        thread: the renderers, and the models they import the first time, would otherwise
+        hold the event loop)."""
+        view = preview_view(data, width, expanded)
+        view.first, view.lines = draw_earlier(view, budget, cancelled)
+        if not cancelled():
+            self.post_message(self._Drawn(view))
+
+    @on(_Drawn)
+    def _on_drawn(self, message: _Drawn) -> None:
+        view = message.view
+        data = view.data
+        if view.key != self._target or view.expanded != self.expanded:
+            return  # made for another session (or fold): the newer one is on its way
+        self.loaded, self.shown = data, view
         facts = self.query_one("#preview-facts", Static)
-        messages = self.query_one("#preview-messages", Static)
         if data.error is not None:
             facts.update(safe_text(data.error, style="bold"))
-            messages.update("")
+        else:
+            facts.update(self._facts(data))
+        # the last messages are what matter: shown scrolled to the end
+        self.lines.show(view.lines, len(view.lines), more=view.first > 0)
+
+    @on(PreviewLines.NeedEarlier)
+    def _on_need_earlier(self) -> None:
+        view = self.shown
+        if view is not None and view.first > 0:
+            self._draw_earlier(view, self._budget())
+
+    @work(thread=True, exclusive=True, group="preview-earlier", exit_on_error=False)
+    def _draw_earlier(self, view: PreviewView, budget: int) -> None:
+        worker = get_current_worker()
+        first, lines = draw_earlier(view, budget, lambda: worker.is_cancelled)
+        if not worker.is_cancelled:
+            self.post_message(self._EarlierDrawn(view, first, lines))
+
+    @on(_EarlierDrawn)
+    def _on_earlier(self, message: _EarlierDrawn) -> None:
+        view = message.view
+        if view is not self.shown or message.first >= view.first:
             return
-        facts.update(self._facts(data))
-        messages.update(Group(*message.body))
-        # the last messages are what matter: stay at the end while the new content is laid out
-        self.query_one("#preview-scroll", VerticalScroll).anchor()
+        view.lines = message.lines + view.lines[1:]
+        view.first = message.first
+        self.lines.prepend(message.lines, more=view.first > 0)
 
     def _facts(self, data: PreviewData) -> RenderableType:
         table = Table.grid(padding=(0, 1))
