@@ -129,3 +129,30 @@ async def test_a_result_for_another_session_is_dropped(tmp_path: Path) -> None:
         assert preview.shown is not old and preview.loaded is not None
         assert preview.loaded.path == picker(app).selected_item.path  # type: ignore[union-attr]
         await wait_for(pilot, lambda: preview.text != shown, what="the second session")
+
+
+async def test_typing_leaves_a_preview_being_read_and_it_is_read_again_later(
+    tmp_path: Path,
+) -> None:
+    agent, cwd = tmp_path / "agent", str(tmp_path / "proj")
+    one = write_session(agent, cwd, "one1", chain(["first session", "ok"]), name="one.jsonl")
+    two = write_session(agent, cwd, "two1", chain(["second session", "ok"]), name="two.jsonl")
+    app = store_app(agent, cwd)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        await preview_loaded(pilot)
+        preview = picker(app).preview
+        shown = preview.text
+        assert preview.target is not None
+        other = str(two) if preview.target[0] == str(one) else str(one)
+        preview.show(other)
+        preview.interrupt()  # a key came before it was drawn
+        await settle(pilot)
+        assert preview.target is None and preview.loaded is None
+        assert preview.text == shown  # (what was shown stays; nothing half-drawn)
+        preview.show(other)  # the same session asked again: it is read, not skipped
+        await preview_loaded(pilot)
+        assert preview.loaded is not None and preview.loaded.path == other
+        assert preview.text != shown
+        preview.interrupt()  # nothing being read: what is shown stays shown
+        assert preview.target == (other, None)

@@ -28,6 +28,7 @@ class PickerHeader(Horizontal):
         super().__init__(id=id)
         self._title = ""
         self._modes: tuple[tuple[str, bool], ...] = ()
+        self._shown: tuple[str, tuple[tuple[str, bool], ...], str] | None = None  # drawn last
 
     def compose(self) -> ComposeResult:
         yield Static(id="picker-title")
@@ -35,8 +36,11 @@ class PickerHeader(Horizontal):
 
     def show(self, title: str, modes: Sequence[tuple[str, bool]]) -> None:
         """``modes`` as (text, is a value) pieces."""
-        self._title = title
-        self._modes = tuple(modes)
+        shown = (title, tuple(modes), self.app.theme)
+        if shown == self._shown:
+            return  # (asked on every key: a redraw would lay the screen out again)
+        self._shown = shown
+        self._title, self._modes = title, shown[1]
         self._draw()
 
     def on_resize(self, event: events.Resize) -> None:

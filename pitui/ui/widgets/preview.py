@@ -28,6 +28,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 from textual.strip import Strip
+from textual.timer import Timer
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
@@ -45,6 +46,7 @@ from pitui.ui.widgets.drawn_lines import DrawnLines, draw_back, lines_budget, mo
 from pitui.ui.widgets.fit import cut_start
 
 PREVIEW_MESSAGES = 12
+LOADING_AFTER = 0.15  # seconds: a session not drawn by then says "Loading…"
 PATH_FACTS = frozenset({"folder", "file", "forked from"})  # cut at their start: the end matters
 
 
@@ -236,9 +238,10 @@ class SessionPreview(Vertical, can_focus=False):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._target: tuple[str, str | None] | bool | None = False  # False: nothing shown yet
-        self.loaded: PreviewData | None = None  # what is shown now (tests wait for it)
+        self.loaded: PreviewData | None = None  # the target's data, once drawn (tests wait for it)
         self.shown: PreviewView | None = None  # its drawn lines
         self.expanded = False  # "show all": nothing folded (until another session is shown)
+        self._loading_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="preview-facts")
@@ -270,6 +273,7 @@ class SessionPreview(Vertical, can_focus=False):
         self._target = target
         if path is None:
             self.workers.cancel_group(self, "preview")
+            self._stop_loading_timer()
             self.loaded = self.shown = None
             self.query_one("#preview-facts", Static).update(
                 Text("No session selected", style="dim")
@@ -279,9 +283,29 @@ class SessionPreview(Vertical, can_focus=False):
         if not force:
             self.loaded = self.shown = None
             self.expanded = False
+            # what was shown stays until this is drawn (most take a frame or two: a "Loading…"
+            # frame between would cost a repaint); a slow one says it is loading
+            self._stop_loading_timer()
+            self._loading_timer = self.set_timer(LOADING_AFTER, self._show_loading)
+        self._load(path, entry_id, self.expanded, self._width(), self._budget())
+
+    def interrupt(self) -> None:
+        """Typing resumed: a session being read or drawn is left (the keys' rows come first);
+        it is read again when shown again."""
+        if self.target is not None and self.loaded is None:
+            self.workers.cancel_group(self, "preview")
+            self._target = False
+
+    def _show_loading(self) -> None:
+        self._loading_timer = None
+        if self.loaded is None and self.target is not None:
             self.query_one("#preview-facts", Static).update(Text("Loading…", style="dim"))
             self.lines.show([], 0, more=False)
-        self._load(path, entry_id, self.expanded, self._width(), self._budget())
+
+    def _stop_loading_timer(self) -> None:
+        if self._loading_timer is not None:
+            self._loading_timer.stop()
+            self._loading_timer = None
 
     def show_all(self, expanded: bool = True) -> None:
         """Draw the messages unfolded (the ``… (show all)`` markers' promise), or folded again."""
@@ -345,6 +369,7 @@ class SessionPreview(Vertical, can_focus=False):
         data = view.data
         if view.key != self._target or view.expanded != self.expanded:
             return  # made for another session (or fold): the newer one is on its way
+        self._stop_loading_timer()
         self.loaded, self.shown = data, view
         facts = self.query_one("#preview-facts", Static)
         if data.error is not None:
