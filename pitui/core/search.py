@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import re
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Generic, Literal, NamedTuple, TypeVar
@@ -58,6 +59,7 @@ __all__ = [
     "marked_title",
     "named_filter",
     "parse_query",
+    "prepare_phrase_texts",
     "prepare_search_texts",
     "score",
     "search_cache_texts",
@@ -75,18 +77,24 @@ _WS_OTHER_THAN_SPACE: Final = tuple(JS_WHITESPACE.replace(" ", ""))
 
 
 def _normalize_phrase(text: str) -> str:
-    """``text.toLowerCase().replace(/\\s+/g, " ").trim()``, in unit form.
+    """``text.toLowerCase().replace(/\\s+/g, " ").trim()``, in unit form."""
+    return _collapse_white(utf16_units(js_lower(text)))
+
+
+def _collapse_white(lowered: str) -> str:
+    """A lowered text (unit form) with every run of white space one space, trimmed: its phrase
+    form. (White space is in the BMP and a surrogate is none, so this commutes with the unit
+    form: the phrase form is made from the lowered one.)
 
     Done with C-speed string operations (white space → " ", then halve runs of spaces until none
     is left): the same result, many times faster than a regex over every space of a long text.
     """
-    lowered = js_lower(text)
     for ch in _WS_OTHER_THAN_SPACE:
         if ch in lowered:
             lowered = lowered.replace(ch, " ")
     while "  " in lowered:
         lowered = lowered.replace("  ", " ")
-    return utf16_units(lowered.strip(" "))
+    return lowered.strip(" ")
 
 
 class _Prepared:
@@ -103,7 +111,7 @@ class _Prepared:
     @property
     def normalized(self) -> str:
         if self._normalized is None:
-            self._normalized = _normalize_phrase(self.text)
+            self._normalized = _collapse_white(self.lowered)
         return self._normalized
 
     @property
@@ -174,6 +182,35 @@ def prepare_search_texts(texts: Iterable[str]) -> None:
     """Fill the cache ahead of the first key press (e.g. from a worker after listing)."""
     for text in texts:
         _prepared(text)
+
+
+def prepare_phrase_texts(
+    texts: Sequence[str], cancelled: Callable[[], bool] = lambda: False, pause: float = 0.001
+) -> int:
+    """Make the phrase form of each cached text ahead of the first ``"phrase"`` query (from a
+    worker, once a search has read and lowered the texts; a listing's first phrase query would
+    otherwise make them all: seconds on 10,000 sessions). Returns how many were made.
+
+    From the end of ``texts``: a phrase query filtering meanwhile goes from the start, so the two
+    share the work instead of repeating it. Texts not cached are left (past the cache's bound a
+    form is not kept anyway). Sleeps ``pause`` between batches so that the event loop and a
+    key's filter get the GIL at once, and stops when ``cancelled()``.
+    """
+    made = 0
+    get = _cache.get
+    for index, text in enumerate(reversed(texts), start=1):
+        prep = get(text)
+        if prep is not None and prep._normalized is None:
+            prep._normalized = _collapse_white(prep.lowered)
+            made += 1
+        if index % _PREPARE_BATCH == 0:
+            if cancelled():
+                break
+            time.sleep(pause)
+    return made
+
+
+_PREPARE_BATCH: Final = 50  # texts between two pauses of prepare_phrase_texts (~1-5 ms of work)
 
 
 def clear_search_cache() -> None:

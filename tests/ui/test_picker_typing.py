@@ -157,3 +157,31 @@ def test_a_query_typed_a_moment_ago_gives_its_rows_again_without_filtering() -> 
     reloaded = list(listed)
     assert loader.filtered(request("ca", reloaded), ()).items == shown[1]
     assert catalog.asked[-1] == "ca" and len(catalog.asked) == 6
+
+
+def test_a_searched_listing_gets_its_phrase_forms_made_once() -> None:
+    from pitui.core import search
+
+    search.clear_search_cache()
+    made = items(120)
+    listed: Sequence[PickerItem] = made
+    loader = PickerLoader(FakeCatalog(scopes={"all": made}), None)
+
+    def request(query: str, of: Sequence[PickerItem]) -> FilterRequest:
+        return FilterRequest("all", of, query, "threaded", False, False, None)
+
+    loader.filtered(request("", listed), ())
+    assert loader.prepare_due is None  # no search: no text was read for it
+    loader.filtered(request("ca", listed), ())
+    assert loader.prepare_due is listed
+    texts = [item.search_text for item in made]
+    assert not any(search._cache[t]._normalized for t in texts)
+    loader.prepare_phrases(lambda: False)
+    assert loader.prepare_due is None
+    assert all(search._cache[t]._normalized for t in texts)
+    loader.filtered(request("cac", listed), ())
+    assert loader.prepare_due is None  # this listing is done
+    reloaded = list(listed)
+    loader.filtered(request("cac", reloaded), ())
+    assert loader.prepare_due is reloaded  # a new listing (its texts may have changed)
+    search.clear_search_cache()

@@ -16,7 +16,7 @@ from textual.message import Message
 from pitui.core.js import js_trim
 from pitui.core.paths import shorten_home
 from pitui.core.pins import pinned_first
-from pitui.core.search import Row, has_name
+from pitui.core.search import Row, has_name, prepare_phrase_texts
 from pitui.render.safe_text import one_line
 from pitui.ui.catalog import Catalog, FullTextHit, PickerItem, Scope, sort_items
 from pitui.ui.messages import (
@@ -35,6 +35,7 @@ PARTIAL_INTERVAL_MAX = 4.0  # then ever less often (the interval doubles up to t
 PROGRESS_INTERVAL = 0.1  # "Loading n/N" is updated at most this often
 FIRST_PAINT_WAIT = 0.5  # a load pauses (at most this long) until its first rows are drawn
 RECENT_RESULTS = 8  # the rows of this many recent queries over one listing are kept
+PREPARE_YIELD = 0.01  # seconds the phrase forms wait while a key's filter runs
 
 Post = Callable[[Message], object]
 
@@ -136,6 +137,9 @@ class PickerLoader:
         # typed a moment ago: its rows again, without filtering); emptied when the listing changes
         self._recent_items: Sequence[PickerItem] | None = None
         self._recent: dict[tuple[object, ...], list[Row[Any]]] = {}
+        # a listing searched whose texts' phrase forms are not made yet (see prepare_phrases)
+        self.prepare_due: Sequence[PickerItem] | None = None
+        self._prepared_items: Sequence[PickerItem] | None = None
 
     def load(self, scope: Scope, generation: int, partial: bool, post: Post) -> None:
         """Load a scope; while a first load runs, post the progress and the sessions read so far
@@ -187,6 +191,8 @@ class PickerLoader:
         rows = self._recent.pop(key, None)
         if rows is None:
             rows = self.catalog.rows(request.items, request.query, request.mode, request.named)
+        if js_trim(request.query) and request.items is not self._prepared_items:
+            self.prepare_due = request.items  # (the search has read and lowered the texts)
         self._recent[key] = rows  # (the newest last)
         while len(self._recent) > RECENT_RESULTS:
             del self._recent[next(iter(self._recent))]
@@ -202,6 +208,23 @@ class PickerLoader:
             pinned=pinned,
         )
         return RowsFiltered(request.key, [row.item for row in rows], display, request.keep)
+
+    def prepare_phrases(self, cancelled: Callable[[], bool]) -> None:
+        """Make the phrase forms of the texts of the listing searched last (a worker's body,
+        started once a search over a new listing is shown): the listing's first ``"phrase"``
+        query then finds them made. Pauses while a key's filter runs."""
+        items = self.prepare_due
+        if items is None:
+            return
+        self.prepare_due, self._prepared_items = None, items
+        texts = [item.search_text for item in items]
+
+        def stop() -> bool:
+            while self.filter_lock.locked() and not cancelled():
+                time.sleep(PREPARE_YIELD)  # a key's filter first (it makes what it needs)
+            return cancelled() or self.cancel.is_set()
+
+        prepare_phrase_texts(texts, stop)
 
     def filter(
         self,

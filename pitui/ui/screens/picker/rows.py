@@ -90,6 +90,10 @@ class PickerRows:
         selected = kept_index(message.items, message.keep, session_list.selected)
         session_list.set_rows(message.rows, selected=selected, empty_text=state.empty_text())
         self.after_rows()
+        loader = screen.loader
+        if loader.prepare_due is not None:  # (a search read the texts: phrase forms next)
+            run = partial(loader.prepare_phrases, worker_cancelled)
+            screen.in_thread("prepare", run, exclusive=True)
 
     def after_rows(self) -> None:
         screen = self.screen
