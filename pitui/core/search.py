@@ -19,8 +19,9 @@ Everything here is pure computation. The only exception is the default ``normali
 :func:`filter_and_sort`, which resolves symbolic links like pi does (``realpath``).
 
 Speed: the picker re-filters every session on each key press. The lowered unit form of each
-searched text is cached (keyed by the text itself, bounded; :func:`prepare_search_texts` fills
-it ahead, :func:`clear_search_cache` empties it). A fuzzy token is matched with one ``str.find``
+searched text is cached (:mod:`pitui.core.search_texts`: keyed by the text itself, bounded;
+:func:`prepare_search_texts` fills it ahead, :func:`prepare_phrase_texts` makes the phrase forms
+ahead, :func:`clear_search_cache` empties it). A fuzzy token is matched with one ``str.find``
 per query unit, which lands exactly where pi's unit-by-unit walk takes its matches, and only
 those positions are scored in Python. :func:`filter_and_sort` remembers, for the tokens of the
 last few queries, each text's score and walk state: re-sorting, toggling a filter or deleting a
@@ -33,14 +34,21 @@ from __future__ import annotations
 import functools
 import re
 import threading
-import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Generic, Literal, NamedTuple, TypeVar
 
+from pitui.core import search_texts
 from pitui.core.js import JS_WHITESPACE, JS_WHITESPACE_RUN, js_lower, js_trim, utf16_units
-from pitui.core.jsregex import compile_js_regex, js_regex_subject
+from pitui.core.jsregex import compile_js_regex
 from pitui.core.paths import default_normalize_path
+from pitui.core.search_texts import (
+    Prepared,
+    normalize_phrase,
+    prepare_phrase_texts,
+    prepare_search_texts,
+    prepared,
+)
 from pitui.core.session_info import SearchableSession, searchable_text
 
 __all__ = [
@@ -73,97 +81,10 @@ SortMode = Literal["threaded", "recent", "relevance"]
 # ---------------------------------------------------------------------------------------------
 
 
-_WS_OTHER_THAN_SPACE: Final = tuple(JS_WHITESPACE.replace(" ", ""))
-
-
-def _normalize_phrase(text: str) -> str:
-    """``text.toLowerCase().replace(/\\s+/g, " ").trim()``, in unit form."""
-    return _collapse_white(utf16_units(js_lower(text)))
-
-
-def _collapse_white(lowered: str) -> str:
-    """A lowered text (unit form) with every run of white space one space, trimmed: its phrase
-    form. (White space is in the BMP and a surrogate is none, so this commutes with the unit
-    form: the phrase form is made from the lowered one.)
-
-    Done with C-speed string operations (white space → " ", then halve runs of spaces until none
-    is left): the same result, many times faster than a regex over every space of a long text.
-    """
-    for ch in _WS_OTHER_THAN_SPACE:
-        if ch in lowered:
-            lowered = lowered.replace(ch, " ")
-    while "  " in lowered:
-        lowered = lowered.replace("  ", " ")
-    return lowered.strip(" ")
-
-
-class _Prepared:
-    """Derived forms of one searched text, computed once and cached (all in unit form)."""
-
-    __slots__ = ("_canonical", "_normalized", "lowered", "text")
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.lowered = utf16_units(js_lower(text))  # fuzzy tokens
-        self._normalized: str | None = None  # phrase tokens
-        self._canonical: str | None = None  # re: patterns
-
-    @property
-    def normalized(self) -> str:
-        if self._normalized is None:
-            self._normalized = _collapse_white(self.lowered)
-        return self._normalized
-
-    @property
-    def canonical(self) -> str:
-        if self._canonical is None:
-            self._canonical = js_regex_subject(self.text)
-        return self._canonical
-
-
-# Bounded by characters: each entry is charged three times its text's length (the lowered form
-# always, the phrase and regex forms once used). The bound holds the texts of 10,000 typical
-# sessions (146 M characters in the benchmark store). Past it a text's forms are made for the
-# pass that needs them and not kept: every key scans every listed text in the same order, so
-# evicting the oldest would evict exactly the texts the next key needs first (each key would
-# re-make every form); what is cached stays until the listing drops it (see _retain).
-_CACHE_MAX_CHARS: Final = 3 * 192 * 1024 * 1024
-_cache: dict[str, _Prepared] = {}
-_cache_chars = 0
-_cache_lock = threading.Lock()
-
-
-def _prepared(text: str) -> _Prepared:
-    prep = _cache.get(text)
-    if prep is not None:
-        return prep
-    prep = _Prepared(text)
-    global _cache_chars
-    with _cache_lock:
-        if text not in _cache and (_cache_chars + 3 * len(text) <= _CACHE_MAX_CHARS or not _cache):
-            _cache[text] = prep
-            _cache_chars += 3 * len(text)
-    return prep
-
-
-# The texts of the last listing searched. A session that grew has a new text; the old one, its
-# derived forms (about three times its size) and its remembered scores would otherwise stay until
-# the bound above: 20 KB and more for every line pi appends, for good. Only the last listing: a
-# reload makes new text objects even for the sessions that did not change, so keeping a second
-# listing would keep a second copy of every text.
-_listed: frozenset[str] = frozenset()
-
-
 def _retain(texts: frozenset[str]) -> None:
-    """Forget the cached forms and scores of texts that are not in this listing."""
-    global _cache_chars, _listed
-    if texts == _listed:
+    """Forget the cached forms and the scores of texts that are not in this listing."""
+    if not search_texts.retain(texts):
         return  # the same listing again: nothing went stale
-    _listed = texts
-    with _cache_lock:
-        for stale in [text for text in _cache if text not in texts]:
-            del _cache[stale]
-            _cache_chars -= 3 * len(stale)
     with _memo_lock:
         tables: list[dict[str, Any]] = [*_memo.values(), *_walk_memo.values()]
         for table in tables:
@@ -173,57 +94,17 @@ def _retain(texts: frozenset[str]) -> None:
 
 def search_cache_texts() -> int:
     """How many distinct texts the search remembers anything of (cached forms or scores)."""
-    with _cache_lock, _memo_lock:
-        tables: list[dict[str, Any]] = [_cache, *_memo.values(), *_walk_memo.values()]
-        return len({text for table in tables for text in table})
-
-
-def prepare_search_texts(texts: Iterable[str]) -> None:
-    """Fill the cache ahead of the first key press (e.g. from a worker after listing)."""
-    for text in texts:
-        _prepared(text)
-
-
-def prepare_phrase_texts(
-    texts: Sequence[str], cancelled: Callable[[], bool] = lambda: False, pause: float = 0.001
-) -> int:
-    """Make the phrase form of each cached text ahead of the first ``"phrase"`` query (from a
-    worker, once a search has read and lowered the texts; a listing's first phrase query would
-    otherwise make them all: seconds on 10,000 sessions). Returns how many were made.
-
-    From the end of ``texts``: a phrase query filtering meanwhile goes from the start, so the two
-    share the work instead of repeating it. Texts not cached are left (past the cache's bound a
-    form is not kept anyway). Sleeps ``pause`` between batches so that the event loop and a
-    key's filter get the GIL at once, and stops when ``cancelled()``.
-    """
-    made = 0
-    get = _cache.get
-    for index, text in enumerate(reversed(texts), start=1):
-        prep = get(text)
-        if prep is not None and prep._normalized is None:
-            prep._normalized = _collapse_white(prep.lowered)
-            made += 1
-        if index % _PREPARE_BATCH == 0:
-            if cancelled():
-                break
-            time.sleep(pause)
-    return made
-
-
-_PREPARE_BATCH: Final = 50  # texts between two pauses of prepare_phrase_texts (~1-5 ms of work)
+    with _memo_lock:
+        tables: list[Iterable[str]] = [*_memo.values(), *_walk_memo.values()]
+        return len({*search_texts.cached_texts()} | {text for table in tables for text in table})
 
 
 def clear_search_cache() -> None:
     """Forget cached forms of searched texts and remembered token scores."""
-    global _cache_chars
-    with _cache_lock:
-        _cache.clear()
-        _cache_chars = 0
+    search_texts.clear()
     with _memo_lock:
         _memo.clear()
         _walk_memo.clear()
-    global _listed
-    _listed = frozenset()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -330,12 +211,12 @@ class _Part:
     def __init__(self, key: tuple[str, str]) -> None:
         self.key = key  # identifies the part for the remembered scores
 
-    def score(self, prep: _Prepared) -> float | None:
+    def score(self, prep: Prepared) -> float | None:
         raise NotImplementedError
 
     def scorer(self) -> Callable[[str], float | None]:
         """A function scoring a searched text, for one filter pass."""
-        return lambda text: self.score(_prepared(text))
+        return lambda text: self.score(prepared(text))
 
 
 class _FuzzyPart(_Part):
@@ -345,7 +226,7 @@ class _FuzzyPart(_Part):
         super().__init__(("fuzzy", value))
         self.matcher = _FuzzyMatcher(value)
 
-    def score(self, prep: _Prepared) -> float | None:
+    def score(self, prep: Prepared) -> float | None:
         return self.matcher.score(prep.lowered)
 
     def scorer(self) -> Callable[[str], float | None]:
@@ -360,10 +241,10 @@ class _FuzzyPart(_Part):
         rest = q[base_len:]
         no_base: dict[str, _Walk | None] = {}
         base_get = (base if base is not None else no_base).get
-        cached = _cache.get
+        cached = search_texts.cached
 
         def score_text(text: str) -> float | None:
-            prep = cached(text) or _prepared(text)
+            prep = cached(text) or prepared(text)
             lowered = prep.lowered
             previous = base_get(text, missing)
             if previous is missing:
@@ -387,7 +268,7 @@ class _PhrasePart(_Part):
         super().__init__(("phrase", value))
         self.phrase = phrase
 
-    def score(self, prep: _Prepared) -> float | None:
+    def score(self, prep: Prepared) -> float | None:
         idx = prep.normalized.find(self.phrase)
         return None if idx < 0 else idx * 0.1
 
@@ -399,7 +280,7 @@ class _RegexPart(_Part):
         super().__init__(("regex", pattern))
         self.regex = regex
 
-    def score(self, prep: _Prepared) -> float | None:
+    def score(self, prep: Prepared) -> float | None:
         match = self.regex.search(prep.canonical)
         return None if match is None else match.start() * 0.1
 
@@ -437,7 +318,7 @@ class Query:
                 if token.kind == "fuzzy":
                     parts.append(_FuzzyPart(token.value))
                     continue
-                phrase = _normalize_phrase(token.value)
+                phrase = normalize_phrase(token.value)
                 if phrase:  # pi skips a phrase that normalizes to nothing
                     parts.append(_PhrasePart(token.value, phrase))
         object.__setattr__(self, "_parts", tuple(parts))
@@ -494,7 +375,7 @@ def parse_query(query: str) -> Query:
     return Query("tokens", tuple(tokens))
 
 
-def _score_prepared(query: Query, prep: _Prepared) -> float | None:
+def _score_prepared(query: Query, prep: Prepared) -> float | None:
     total = 0.0
     for part in query._parts:
         part_score = part.score(prep)
@@ -512,7 +393,7 @@ def score(query: Query | str, searchable: str) -> float | None:
     parsed = parse_query(query) if isinstance(query, str) else query
     if parsed.error is not None:
         return None
-    return _score_prepared(parsed, _prepared(searchable))
+    return _score_prepared(parsed, prepared(searchable))
 
 
 # Remembered per searched text, for the parts of the last few queries: final scores (so that

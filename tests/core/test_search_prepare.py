@@ -9,7 +9,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pitui.core import search
+from pitui.core import search_texts
 from pitui.core.js import JS_WHITESPACE, js_lower, utf16_units
 from pitui.core.search import clear_search_cache, filter_and_sort, prepare_phrase_texts
 from tests.core.test_search import _TEXT, NOW, Sess, ids
@@ -25,8 +25,8 @@ def phrase_form(text: str) -> str:
 @settings(max_examples=300, deadline=None)
 @given(text=_TEXT)
 def test_the_phrase_form_made_from_the_lowered_form_is_javascripts(text: str) -> None:
-    assert search._collapse_white(utf16_units(js_lower(text))) == phrase_form(text)
-    assert search._normalize_phrase(text) == phrase_form(text)
+    assert search_texts.collapse_white(utf16_units(js_lower(text))) == phrase_form(text)
+    assert search_texts.normalize_phrase(text) == phrase_form(text)
 
 
 def listing(texts: list[str]) -> list[Sess]:
@@ -34,7 +34,13 @@ def listing(texts: list[str]) -> list[Sess]:
 
 
 def phrase_forms_made(texts: list[str]) -> list[bool]:
-    return [search._cache[t]._normalized is not None for t in texts]
+    return [cached_form(t).has_phrase_form for t in texts]
+
+
+def cached_form(text: str) -> search_texts.Prepared:
+    found = search_texts.cached(text)
+    assert found is not None
+    return found
 
 
 def test_only_the_texts_a_search_holds_are_prepared_last_first_and_a_cancel_stops() -> None:
@@ -48,9 +54,9 @@ def test_only_the_texts_a_search_holds_are_prepared_last_first_and_a_cancel_stop
     assert 0 < made < len(texts)
     assert phrase_forms_made(texts) == [False] * (len(texts) - made) + [True] * made  # from the end
     assert prepare_phrase_texts(texts, pause=0) == len(texts) - made  # the rest, nothing twice
-    assert search._cache[texts[0]].normalized == phrase_form(texts[0])
+    assert cached_form(texts[0]).normalized == phrase_form(texts[0])
     assert prepare_phrase_texts(["never searched"], pause=0) == 0
-    assert "never searched" not in search._cache
+    assert search_texts.cached("never searched") is None
     clear_search_cache()
 
 

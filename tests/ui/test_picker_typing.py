@@ -160,7 +160,11 @@ def test_a_query_typed_a_moment_ago_gives_its_rows_again_without_filtering() -> 
 
 
 def test_a_searched_listing_gets_its_phrase_forms_made_once() -> None:
-    from pitui.core import search
+    from pitui.core import search, search_texts
+
+    def phrase_form_made(text: str) -> bool:
+        found = search_texts.cached(text)
+        return found is not None and found.has_phrase_form
 
     search.clear_search_cache()
     made = items(120)
@@ -175,10 +179,10 @@ def test_a_searched_listing_gets_its_phrase_forms_made_once() -> None:
     loader.filtered(request("ca", listed), ())
     assert loader.prepare_due is listed
     texts = [item.search_text for item in made]
-    assert not any(search._cache[t]._normalized for t in texts)
+    assert not any(phrase_form_made(t) for t in texts)
     loader.prepare_phrases(lambda: False)
     assert loader.prepare_due is None
-    assert all(search._cache[t]._normalized for t in texts)
+    assert all(phrase_form_made(t) for t in texts)
     loader.filtered(request("cac", listed), ())
     assert loader.prepare_due is None  # this listing is done
     reloaded = list(listed)
