@@ -2,6 +2,7 @@
 
 Run by hand (not in CI), under the bench lock:
     flock /work/coord/bench.lock python benchmarks/bench_keys.py [--stores 3k,10k] [--repeats 2]
+        [--compare /work/main]
 
 ``pitui --all`` runs in tmux at 160x45 on the pre-generated stores (``/work/benchdata/store3k``
 and ``store10k``, or ``--store DIR``: only read, never written; the index lives in a cache of
@@ -18,6 +19,8 @@ gets the same treatment: the floor of any Textual app in this terminal, on this 
   list and its ``(n/N)`` counter exactly as pitui draws them once it has settled on that query
   (taken in a first, untimed pass). A key whose rows look the same as the previous key's is left
   out (its time would be 0). The empty app gets the same keys; its time is the echo of each key.
+- **Another checkout** (``--compare DIR``): its pitui types the same keys in the same run, kind
+  by kind between the empty app's and this checkout's, for a before/after at the same load.
 - **Burst**: the whole text sent at once (faster than any result comes): the time until its
   rows show, and how many other queries' lists were drawn on the way (0 when only the latest
   query is drawn).
@@ -246,7 +249,10 @@ def store_state(agent: Path) -> tuple[int, int]:
     return len(files), max((f.stat().st_mtime_ns for f in files), default=0)
 
 
-def bench_store(name: str, agent: Path, cache: Path | None, runs: int, repeats: int) -> dict:
+def bench_store(
+    name: str, agent: Path, cache: Path | None, runs: int, repeats: int, compare: Path | None
+) -> dict:
+    """``compare``: another checkout whose pitui types the same keys in the same run."""
     total, _ = before_state = store_state(agent)
     work = Path(tempfile.mkdtemp(prefix="pitui-bench-keys-"))
     cache_dir = cache or work / "cache"
@@ -271,28 +277,34 @@ def bench_store(name: str, agent: Path, cache: Path | None, runs: int, repeats: 
         print(f"  pitui rows     {' '.join(f'{t:.3f}' for t in rows_first)}")
         print(f"  pitui all rows {' '.join(f'{t:.3f}' for t in all_first)}")
 
-        results: dict[str, dict[str, KindResult]] = {"empty": {}, "pitui": {}}
-        session = "bench-keys-empty"
-        term.start(session, empty_cmd, env)
+        # every program runs in its own terminal at once; the kinds are measured in turn on
+        # each, so that they all see the same load
+        apps = {"empty": (empty_cmd, env), "pitui": (pitui_cmd, env)}
+        if compare is not None:
+            apps["other"] = (pitui_cmd, {**env, "PYTHONPATH": str(compare)})
+        results: dict[str, dict[str, KindResult]] = {name: {} for name in apps}
         try:
-            term.wait_for_text(session, "> ")
-            time.sleep(0.5)
-            term.send(session, "End")
+            for app, (command, app_env) in apps.items():
+                session = f"bench-keys-{app}"
+                term.start(session, command, app_env)
+                if app == "empty":
+                    term.wait_for_text(session, "> ")
+                    time.sleep(0.5)
+                    term.send(session, "End")
+                    continue
+                term.wait_for_text(session, f"(1/{total})", timeout=300)
+                # the first search reads the texts from the index: once, before the keys timed
+                term.send(session, "re:^$", literal=True)
+                term.wait_for_text(session, "No sessions found", timeout=300)
             for kind in KINDS:
-                results["empty"][kind.name] = measure_kind(session, whole, kind, repeats)
+                for app in apps:
+                    signature = whole if app == "empty" else list_part
+                    results[app][kind.name] = measure_kind(
+                        f"bench-keys-{app}", signature, kind, repeats
+                    )
         finally:
-            term.stop(session)
-        session = "bench-keys-pitui"
-        term.start(session, pitui_cmd, env)
-        try:
-            term.wait_for_text(session, f"(1/{total})", timeout=300)
-            # the first search reads the texts from the index: once, before the keys timed
-            term.send(session, "re:^$", literal=True)
-            term.wait_for_text(session, "No sessions found", timeout=300)
-            for kind in KINDS:
-                results["pitui"][kind.name] = measure_kind(session, list_part, kind, repeats)
-        finally:
-            term.stop(session)
+            for app in apps:
+                term.stop(f"bench-keys-{app}")
         if store_state(agent) != before_state:
             print(f"WARNING: the store {agent} changed during the run")
 
@@ -336,6 +348,26 @@ def bench_store(name: str, agent: Path, cache: Path | None, runs: int, repeats: 
                 "burst_other_lists": mine.burst_others,
                 "first_use_ms": round(mine.first_use * 1000, 1),
             }
+        if compare is not None:
+            report["keys_other"] = {"checkout": str(compare)}
+            print(f"  the other checkout ({compare}), same run:")
+            for kind in KINDS:
+                theirs, floor = results["other"][kind.name], results["empty"][kind.name]
+                delta = median(theirs.times) - median(floor.times)
+                print(
+                    f"  {kind.name:7} other {ms(median(theirs.times))}"
+                    f" / {ms(maximum(theirs.times))}"
+                    f"   over {ms(delta)}   [{len(theirs.times)} keys, {theirs.left_out} left out]"
+                    f"   burst {ms(theirs.burst)}, {theirs.burst_others} other lists"
+                    f"   first use {ms(theirs.first_use)}"
+                )
+                report["keys_other"][kind.name] = {
+                    "median_ms": round(median(theirs.times) * 1000, 1),
+                    "max_ms": round(maximum(theirs.times) * 1000, 1),
+                    "over_empty_ms": round(delta * 1000, 1),
+                    "burst_other_lists": theirs.burst_others,
+                    "first_use_ms": round(theirs.first_use * 1000, 1),
+                }
         print(
             f"  first frame with rows: {first_delta:+.3f} s over the empty app"
             f" (target +{frame_target:.2f}: {'met' if first_delta <= frame_target else 'NOT met'})"
@@ -354,6 +386,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="first-frame runs (median)")
     parser.add_argument("--repeats", type=int, default=2, help="timed passes over the keys")
     parser.add_argument("--json", type=Path, help="write the figures here too")
+    parser.add_argument(
+        "--compare", type=Path, help="another checkout (e.g. /work/main): its keys in the same run"
+    )
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         raise SystemExit("bench_keys needs tmux")
@@ -365,7 +400,10 @@ def main() -> None:
     if args.cache is not None and len(chosen) > 1:
         raise SystemExit("--cache goes with one store")
     print(f"{os.cpu_count()} CPUs; load average {load()}; {term.SIZE[0]}x{term.SIZE[1]}")
-    reports = [bench_store(n, agent, args.cache, args.runs, args.repeats) for n, agent in chosen]
+    reports = [
+        bench_store(n, agent, args.cache, args.runs, args.repeats, args.compare)
+        for n, agent in chosen
+    ]
     if args.json is not None:
         args.json.write_text(json.dumps(reports, indent=2) + "\n")
 
