@@ -7,7 +7,9 @@ import io
 import json
 import os
 import shutil
+import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -111,3 +113,27 @@ def agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(copy))
     monkeypatch.chdir(tmp_path)
     return copy
+
+
+@contextmanager
+def local_zone(zone: str) -> Iterator[str]:
+    """``zone`` as the local time zone inside the block (``TZ``, re-read with ``time.tzset``),
+    the one before after it."""
+    saved = os.environ.get("TZ")
+    os.environ["TZ"] = zone
+    time.tzset()
+    try:
+        yield zone
+    finally:
+        if saved is None:
+            os.environ.pop("TZ", None)
+        else:
+            os.environ["TZ"] = saved
+        time.tzset()
+
+
+@pytest.fixture
+def utc() -> Iterator[None]:
+    """UTC as the local time zone while the test runs (times are drawn in local time)."""
+    with local_zone("UTC"):
+        yield

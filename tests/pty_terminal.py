@@ -30,6 +30,22 @@ def _take_terminal() -> None:
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
+def pitui_env(home: Path, agent: Path, tmp_path: Path) -> dict[str, str]:
+    """The environment of a pitui run in a terminal on the store ``agent``: its own cache and
+    config under ``tmp_path``, UTF-8, UTC, this checkout's code; nothing of the user's."""
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),
+        "PI_CODING_AGENT_DIR": str(agent),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+        "TZ": "UTC",
+        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
+    }
+
+
 class Terminal:
     """``argv`` on a ``columns`` × ``rows`` pty: stdin and stderr are the pty, stdout too unless
     ``stdout`` says otherwise (``subprocess.PIPE``: then the pty is also made the controlling

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.core.sessiondata import assistant, user
-from tests.pty_terminal import Terminal
+from tests.pty_terminal import Terminal, pitui_env
 from tests.ui.picker_kit import write_session
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
@@ -29,18 +29,7 @@ class PrintRun(Terminal):
             [user("u1", None, "Make the printed path reach the pipe"),
              assistant("a1", "u1", "done")],
         )  # fmt: skip
-        env = {
-            "PATH": os.environ.get("PATH", ""),
-            "HOME": str(tmp_path),
-            "PI_CODING_AGENT_DIR": str(agent),
-            "XDG_CACHE_HOME": str(tmp_path / "cache"),
-            "XDG_CONFIG_HOME": str(tmp_path / "config"),
-            "TERM": "xterm-256color",
-            "LANG": "C.UTF-8",
-            "TZ": "UTC",
-        }
-        if "PYTHONPATH" in os.environ:
-            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+        env = pitui_env(tmp_path, agent, tmp_path)
         argv = [sys.executable, "-m", "pitui", "--all", "--no-watch", "--print"]
         super().__init__(argv, env, tmp_path, columns=columns, rows=rows, stdout=subprocess.PIPE)
 

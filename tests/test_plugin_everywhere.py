@@ -20,6 +20,7 @@ import pytest
 from pitui.core.session import Session
 from pitui.export import ExportFormat, build_document, export_session
 from pitui.render import default_registry
+from tests.conftest import local_zone
 from tests.core.sessiondata import assistant, entry, jsonl, user
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "pitui-todo-renderer"
@@ -166,15 +167,10 @@ def test_session_view_snapshot_with_the_plugin(
     fresh_app_registry: None,
     tmp_path: Path,
     snap_compare: Any,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The tree row in the plug-in's compact form, the checklist in the context pane."""
-    import time
-
     from tests.ui.sessionview import ScreenApp, opened, settle
 
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
     app = ScreenApp(todo_file(tmp_path))
 
     async def run_before(pilot: Any) -> None:
@@ -183,11 +179,8 @@ def test_session_view_snapshot_with_the_plugin(
         assert app.branch_tree.select_uid("a2")
         await settle(app, pilot)
 
-    try:
+    with local_zone("UTC"):
         assert snap_compare(app, terminal_size=(120, 30), run_before=run_before)
-    finally:
-        monkeypatch.undo()
-        time.tzset()
 
 
 async def test_the_checklist_is_in_the_picker_preview_where_the_entry_stands(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -25,6 +23,7 @@ from pitui.core.js import (
     parse_iso_ms,
 )
 from pitui.core.stringify import dump_json_line
+from tests.conftest import local_zone
 
 # ------------------------------------------------------------------------------------------------
 # Timestamps (values from Node's `new Date(s).getTime()`)
@@ -71,19 +70,10 @@ def test_parse_iso_ms(text: Any, ms: int | None) -> None:
 
 @pytest.mark.parametrize(("tz", "offset_hours"), [("UTC0", 0), ("JST-9", 9), ("EST5", -5)])
 def test_parse_iso_ms_without_offset_is_local_time(tz: str, offset_hours: int) -> None:
-    saved = os.environ.get("TZ")
-    os.environ["TZ"] = tz  # POSIX zone strings: no tz database needed
-    time.tzset()
-    try:
+    with local_zone(tz):  # POSIX zone strings: no tz database needed
         expected = 1735734896000 - offset_hours * 3_600_000
         assert parse_iso_ms("2025-01-01T12:34:56") == expected
         assert parse_iso_ms("2025-01-01") == 1735689600000  # date-only is UTC regardless
-    finally:
-        if saved is None:
-            del os.environ["TZ"]
-        else:
-            os.environ["TZ"] = saved
-        time.tzset()
 
 
 @given(st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31)))

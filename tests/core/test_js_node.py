@@ -11,7 +11,6 @@ import math
 import os
 import shutil
 import subprocess
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 import pytest
 
 from pitui.core import js
+from tests.conftest import local_zone
 
 ORACLE_SCRIPT = Path(__file__).with_name("js_oracle.mjs")
 # A zone with DST, so that local-time parsing is tested away from UTC.
@@ -167,17 +167,8 @@ def node() -> str:
 @pytest.fixture
 def zone() -> Iterator[str]:
     """The local zone for both sides (node and this process) while a test runs."""
-    saved = os.environ.get("TZ")
-    os.environ["TZ"] = ZONE
-    time.tzset()
-    try:
+    with local_zone(ZONE):
         yield ZONE
-    finally:
-        if saved is None:
-            os.environ.pop("TZ", None)
-        else:
-            os.environ["TZ"] = saved
-        time.tzset()
 
 
 def _ask_node(node: str, cases: list[tuple[str, Any]], zone: str) -> list[Any]:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import time
-from collections.abc import Iterator
 from datetime import datetime
 
 import pytest
@@ -21,21 +18,6 @@ from pitui.core.units import (
     kilo_tokens,
     plural,
 )
-
-
-@pytest.fixture
-def utc() -> Iterator[None]:
-    saved = os.environ.get("TZ")
-    os.environ["TZ"] = "UTC0"
-    time.tzset()
-    try:
-        yield
-    finally:
-        if saved is None:
-            os.environ.pop("TZ", None)
-        else:
-            os.environ["TZ"] = saved
-        time.tzset()
 
 
 def test_format_bytes() -> None:

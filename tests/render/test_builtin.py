@@ -61,23 +61,8 @@ EXAMPLE = REPO / "examples" / "pitui-todo-renderer"
 ESCAPE = re.compile(r"\x1b(\[[0-9;]*m)?")
 
 
-@pytest.fixture(autouse=True)
-def _utc() -> Iterator[None]:
-    """Times are shown in local time: pin the zone so snapshots do not depend on the machine.
-
-    (Not with monkeypatch: the zone must be re-read with tzset after TZ is restored.)
-    """
-    old = os.environ.get("TZ")
-    os.environ["TZ"] = "UTC"
-    time.tzset()
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop("TZ", None)
-        else:
-            os.environ["TZ"] = old
-        time.tzset()
+# Times are shown in local time: the zone is pinned so snapshots do not depend on the machine.
+pytestmark = pytest.mark.usefixtures("utc")
 
 
 def registry() -> RendererRegistry:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import local_zone
 
 
 @pytest.fixture
@@ -17,8 +18,5 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     (folder / ".pi" / "agent").mkdir(parents=True)
     monkeypatch.setenv("HOME", str(folder))
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(folder / ".pi" / "agent"))
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield folder
-    monkeypatch.undo()
-    time.tzset()
+    with local_zone("UTC"):
+        yield folder

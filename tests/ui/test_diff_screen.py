@@ -4,8 +4,7 @@ never obeyed. Snapshots: wide and narrow."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,13 +26,7 @@ SnapCompare = Callable[..., bool]
 WIDE, NARROW = (120, 36), (80, 40)
 
 
-@pytest.fixture(autouse=True)
-def _utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+pytestmark = pytest.mark.usefixtures("utc")  # (times are drawn in local time)
 
 
 def diff_screen(app: ScreenApp) -> DiffScreen:

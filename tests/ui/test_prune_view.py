@@ -6,8 +6,7 @@ confirmation."""
 from __future__ import annotations
 
 import os
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -151,16 +150,7 @@ def test_the_key_is_listed_and_clashes_with_nothing() -> None:
             assert not {"D", "shift+d"} & {k.strip() for k in command.keys.split(",")}
 
 
-@pytest.fixture
-def _utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
-
-
-@pytest.mark.usefixtures("_utc")
+@pytest.mark.usefixtures("utc")
 def test_prune_confirmation_snapshot(snap_compare: SnapCompare, tmp_path: Path) -> None:
     path = copy_fixture("labels", tmp_path)
     os.utime(path, (FROZEN - 3600, FROZEN - 3600))

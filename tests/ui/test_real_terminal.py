@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import fixture_by_scenario
-from tests.pty_terminal import Terminal
+from tests.pty_terminal import Terminal, pitui_env
 from tests.ui.picker_kit import copy_fixture
 
 # What the fixture's messages hold (see its README) and pitui itself never sends.
@@ -43,17 +43,7 @@ def store_env(tmp_path: Path, scenario: str) -> dict[str, str]:
     home = tmp_path / "home"
     agent = home / ".pi" / "agent"
     copy_fixture(fixture_by_scenario("pi-written", scenario), agent, "/home/ana/webapp")
-    return {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(home),
-        "PI_CODING_AGENT_DIR": str(agent),
-        "XDG_CACHE_HOME": str(tmp_path / "cache"),
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "TERM": "xterm-256color",
-        "LANG": "C.UTF-8",
-        "TZ": "UTC",
-        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
-    }
+    return pitui_env(home, agent, tmp_path)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")

@@ -8,8 +8,7 @@ Update with ``pytest tests/ui/test_session_snapshots.py --snapshot-update`` and 
 
 from __future__ import annotations
 
-import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,14 +27,7 @@ FILTER_KEYS = {
 SIZE = (120, 36)
 
 
-@pytest.fixture(autouse=True)
-def _utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Times are drawn in local time: make that UTC for the snapshots."""
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+pytestmark = pytest.mark.usefixtures("utc")  # (times are drawn in local time)
 
 
 @pytest.fixture

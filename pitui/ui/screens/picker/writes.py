@@ -22,17 +22,13 @@ from pitui.core.paths import shorten_home
 from pitui.core.pins import PinError
 from pitui.render.safe_text import one_line
 from pitui.ui.catalog import PickerItem
+from pitui.ui.modals import call_if
 from pitui.ui.modals.confirm import ConfirmModal
 from pitui.ui.modals.text_input import TextInputModal
 from pitui.ui.screens.picker.state import UndoStep, display_title
 
 if TYPE_CHECKING:
     from pitui.ui.screens.picker.screen import PickerScreen
-
-
-def _call_if(ok: bool | None, then: Callable[[], object]) -> None:
-    if ok:
-        then()
 
 
 class PickerWrites:
@@ -92,7 +88,7 @@ class PickerWrites:
             ConfirmModal(
                 "The trash did not take the session", body, confirm_label="Delete forever"
             ),
-            callback=lambda ok: _call_if(
+            callback=lambda ok: call_if(
                 ok, lambda: self._in_thread("delete forever", lambda: self._delete_forever(item))
             ),
         )
@@ -118,7 +114,7 @@ class PickerWrites:
                 value=item.name or "",
                 hint="Enter to save · Esc/Ctrl+C to cancel",
             ),
-            callback=lambda name: _call_if(bool(name), lambda: self._rename(item.path, name or "")),
+            callback=lambda name: call_if(bool(name), lambda: self._rename(item.path, name or "")),
         )
 
     def _rename(
@@ -155,7 +151,7 @@ class PickerWrites:
             ConfirmModal(
                 "pi may be writing this session", body, confirm_label="Write anyway", danger=False
             ),
-            callback=lambda ok: _call_if(ok, retry),
+            callback=lambda ok: call_if(ok, retry),
         )
 
     def _renamed(self, path: str, previous: str | None, undo: UndoStep | None) -> None:

@@ -21,6 +21,7 @@ from pitui.core.actions import FileBusyError, WriteError
 from pitui.core.paths import shorten_home
 from pitui.core.session import EntryMeta, Session, SessionError
 from pitui.render.safe_text import one_line
+from pitui.ui.modals import call_if
 from pitui.ui.modals.confirm import ConfirmModal
 from pitui.ui.modals.switch import SwitchChoice, SwitchModal
 from pitui.ui.modals.text_input import TextInputModal
@@ -36,11 +37,6 @@ def _migrated(path: str) -> Session:
     session = Session.open(path)
     actions.migrate(session)
     return session
-
-
-def call_if(ok: bool | None, then: Callable[[], object]) -> None:
-    if ok:
-        then()
 
 
 class SessionWrites:
