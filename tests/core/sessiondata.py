@@ -80,3 +80,17 @@ def chain(texts: Iterable[str]) -> list[dict[str, Any]]:
         out.append((user if i % 2 else assistant)(eid, parent, text, t=i))
         parent = eid
     return out
+
+
+def f26_entries() -> list[dict[str, Any]]:
+    """F26: 1 → 2 → 3 and 2 → 4 → 5, labels on 1, 5 and 3 (the leaf: the last label)."""
+    return [
+        user("e1", None, "one", t=1),
+        assistant("e2", "e1", "two", t=2),
+        user("e3", "e2", "three", t=3),
+        user("e4", "e2", "four", t=4),
+        assistant("e5", "e4", "five", t=5),
+        entry("label", "l1", "e5", t=6, targetId="e1", label="first"),
+        entry("label", "l5", "l1", t=7, targetId="e5", label="fifth"),
+        entry("label", "l3", "l5", t=8, targetId="e3", label="third"),
+    ]

@@ -19,7 +19,7 @@ from pitui.core import actions, edit
 from pitui.core.context import build_session_context
 from pitui.core.session import Session
 from pitui.core.stringify import dump_entry, dump_header
-from tests.core.sessiondata import assistant, entry, jsonl, ts, user
+from tests.core.sessiondata import assistant, entry, f26_entries, jsonl, ts, user
 
 HEX8 = re.compile(r"[0-9a-f]{8}")
 
@@ -159,18 +159,7 @@ def test_version_trap_file_is_not_rewritten_without_force(tmp_path: Path) -> Non
 
 
 def _f26_session(tmp_path: Path) -> Path:
-    """F26: 1 → 2 → 3 and 2 → 4 → 5, labels on 1, 5 and 3."""
-    return _session_file(
-        tmp_path,
-        user("e1", None, "one", t=1),
-        assistant("e2", "e1", "two", t=2),
-        user("e3", "e2", "three", t=3),
-        user("e4", "e2", "four", t=4),
-        assistant("e5", "e4", "five", t=5),
-        entry("label", "l1", "e5", t=6, targetId="e1", label="first"),
-        entry("label", "l5", "l1", t=7, targetId="e5", label="fifth"),
-        entry("label", "l3", "l5", t=8, targetId="e3", label="third"),
-    )
+    return _session_file(tmp_path, *f26_entries())
 
 
 def test_branch_file_entries_f26(tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ from pitui.ui.widgets.branch_tree import BranchTree
 from pitui.ui.widgets.context_pane import ContextLines
 from pitui.ui.widgets.raw_lines import RawLinesView
 from tests.conftest import FIXTURES, fixture_by_scenario
-from tests.core.sessiondata import assistant, entry, jsonl, user
+from tests.core.sessiondata import f26_entries, jsonl
 from tests.ui.sessionview import (
     FROZEN,
     ScreenApp,
@@ -363,22 +363,8 @@ async def test_undo_switch_returns_to_the_previous_leaf(tmp_path: Path) -> None:
 # ------------------------------------------------------------------------------------ extract
 
 
-def f26_session() -> bytes:
-    """1 → 2 → 3 and 2 → 4 → 5, labels on 1, 5 and 3 (leaf: the last label)."""
-    return jsonl(
-        user("e1", None, "one", t=1),
-        assistant("e2", "e1", "two", t=2),
-        user("e3", "e2", "three", t=3),
-        user("e4", "e2", "four", t=4),
-        assistant("e5", "e4", "five", t=5),
-        entry("label", "l1", "e5", t=6, targetId="e1", label="first"),
-        entry("label", "l5", "l1", t=7, targetId="e5", label="fifth"),
-        entry("label", "l3", "l5", t=8, targetId="e3", label="third"),
-    )
-
-
 async def test_extract_writes_f26_file_and_leaves_the_source_alone(tmp_path: Path) -> None:
-    path = write_session(f26_session(), tmp_path / "sessions")
+    path = write_session(jsonl(*f26_entries()), tmp_path / "sessions")
     original = path.read_bytes()
     app = ScreenApp(path)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -402,7 +388,7 @@ async def test_extract_writes_f26_file_and_leaves_the_source_alone(tmp_path: Pat
 
 
 async def test_extract_without_an_assistant_message_is_refused(tmp_path: Path) -> None:
-    path = write_session(f26_session(), tmp_path / "sessions")
+    path = write_session(jsonl(*f26_entries()), tmp_path / "sessions")
     app = ScreenApp(path)
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(app, pilot)
