@@ -4,8 +4,7 @@ folds it again. Snapshot: the unfolded pane."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,13 +48,7 @@ def folded_session() -> bytes:
     )
 
 
-@pytest.fixture(autouse=True)
-def _utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+pytestmark = pytest.mark.usefixtures("utc")  # (times are drawn in local time)
 
 
 def pane(app: ScreenApp) -> ContextPane:
