@@ -1,6 +1,8 @@
 """Time from start to the picker's first row painted, headless, over 10,000 sessions.
 
 Run by hand (not in CI):  python benchmarks/bench_picker.py [--sessions 10000] [--keep DIR]
+[--repo DIR ...]  (``--repo``: measure these checkouts, e.g. an older commit's worktree, in the
+same run as this one, their runs interleaved; each with its own index)
 
 Builds the store with ``../shared/tools/gen_store.py`` (deleted afterwards unless ``--keep DIR``
 names where to build or reuse it) and reads it twice so it sits in the page cache, as for a user
@@ -10,7 +12,10 @@ compositor of a headless app), as a user would see it:
 
 - ``empty_app``: a Textual app with one ``Static``: its first frame (the floor of any app);
 - ``warm``: ``pitui --all`` (its ``main``, as the console script runs it) after a previous run
-  (``pitui list --all`` then ``pitui --all`` once): the first row drawn;
+  (``pitui list --all`` then ``pitui --all`` once): the first row drawn (``first_row``: the list
+  renders a row, maybe inside Textual's batch of the mount, whose frames are never shown), and
+  the first frame with rows a terminal would get (``first_frame``: Textual's display of a frame
+  outside a batch, after the list drew rows);
 - ``cold``: the same with an empty index: the first row drawn, while the rest is still loading,
   and when every session is listed (``cold_all_loaded``).
 
@@ -70,6 +75,17 @@ else:
 
         run_app = App.run
         App.run = lambda self, **kwargs: run_app(self, headless=True, size=(120, 40))
+        display = App._display
+
+        def display_and_check(self, screen, renderable):
+            # (a frame outside a batch: the one a terminal would be sent; headless, none is)
+            display(self, screen, renderable)
+            if renderable is not None and not self._batch_count and "first_row" in marks:
+                mark("first_frame")
+                if MODE == "warm":
+                    self.call_later(self.exit)
+
+        App._display = display_and_check
 
         SessionList = module.SessionList
         draw, set_rows = SessionList.render_line, SessionList.set_rows
@@ -78,8 +94,6 @@ else:
             strip = draw(self, y)
             if self.rows:
                 mark("first_row", rows_at_first_paint=len(self.rows))
-                if MODE == "warm":
-                    self.app.call_later(self.app.exit)
             return strip
 
         def set_rows_and_check(self, rows, **kwargs):
@@ -128,7 +142,7 @@ def child(mode: str, env: dict[str, str]) -> dict[str, Any]:
     proc = subprocess.run(
         [sys.executable, "-c", CHILD, repr(start), mode],
         env=env,
-        cwd=REPO,
+        cwd=env["PYTHONPATH"],
         capture_output=True,
         text=True,
         check=False,
@@ -150,7 +164,7 @@ def warm_index(env: dict[str, str]) -> None:
     subprocess.run(
         [sys.executable, "-m", "pitui", "list", "--all", "--json"],
         env=env,
-        cwd=REPO,
+        cwd=env["PYTHONPATH"],
         check=True,
         capture_output=True,
     )
@@ -170,10 +184,17 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="generate into (or reuse) this agent dir")
     parser.add_argument("--runs", type=int, default=5, help="runs per measurement (median)")
     parser.add_argument("--cold-runs", type=int, default=2, help="runs with an empty index")
+    parser.add_argument(
+        "--repo",
+        type=Path,
+        action="append",
+        help="a checkout to measure (repeatable; default: this one)",
+    )
     args = parser.parse_args()
+    repos = [path.resolve() for path in args.repo or [REPO]]
 
     agent = args.keep or Path(tempfile.mkdtemp(prefix="pitui-bench-picker-"))
-    cache = Path(tempfile.mkdtemp(prefix="pitui-bench-picker-cache-"))
+    caches = {repo: Path(tempfile.mkdtemp(prefix="pitui-bench-picker-cache-")) for repo in repos}
     try:
         if not (agent / "gen_store.manifest.json").exists():
             print(f"generating {args.sessions} sessions in {agent} …", file=sys.stderr)
@@ -182,32 +203,67 @@ def main() -> None:
                  "-q"],
                 check=True,
             )  # fmt: skip
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        env.update(
-            PI_CODING_AGENT_DIR=str(agent),
-            XDG_CACHE_HOME=str(cache),
-            XDG_CONFIG_HOME=str(cache / "config"),  # pitui's defaults, not this user's config
-            PYTHONPATH=str(REPO),
-            TERM="xterm-256color",
-        )
+        base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        envs = {
+            repo: {
+                **base,
+                "PI_CODING_AGENT_DIR": str(agent),
+                "XDG_CACHE_HOME": str(cache),
+                # pitui's defaults, not this user's config
+                "XDG_CONFIG_HOME": str(cache / "config"),
+                "PYTHONPATH": str(repo),
+                "TERM": "xterm-256color",
+            }
+            for repo, cache in caches.items()
+        }
         store_bytes = read_all(agent)
         read_all(agent)  # the store in the page cache
         sessions = len(list((agent / "sessions").glob("*/*.jsonl")))
-        child("empty", env)  # bytecode compiled, imports in the page cache
-        empty = [child("empty", env)["first_paint"] for _ in range(args.runs)]
-
-        warm_index(env)
-        warm_runs = [child("warm", env) for _ in range(args.runs)]
-
-        cold_runs = []
+        first_env = envs[repos[0]]
+        child("empty", first_env)  # bytecode compiled, imports in the page cache
+        empty = []
+        for env in envs.values():
+            warm_index(env)
+        warm_runs: dict[Path, list[dict[str, Any]]] = {repo: [] for repo in repos}
+        for _ in range(args.runs):  # interleaved: each sees the same load
+            empty.append(child("empty", first_env)["first_paint"])
+            for repo in repos:
+                warm_runs[repo].append(child("warm", envs[repo]))
+        cold_runs: dict[Path, list[dict[str, Any]]] = {repo: [] for repo in repos}
         for _ in range(args.cold_runs):
-            shutil.rmtree(cache / "pitui", ignore_errors=True)
-            cold_runs.append(child("cold", env))
+            for repo in repos:
+                shutil.rmtree(caches[repo] / "pitui", ignore_errors=True)
+                cold_runs[repo].append(child("cold", envs[repo]))
 
         empty_s = statistics.median(empty)
-        warm_s = statistics.median(r["first_row"] for r in warm_runs)
-        cold_s = statistics.median(r["first_row"] for r in cold_runs)
-        cold_all_s = statistics.median(r["all_loaded"] for r in cold_runs)
+        results = []
+        for repo in repos:
+            warm, cold = warm_runs[repo], cold_runs[repo]
+            warm_s = statistics.median(r["first_row"] for r in warm)
+            frame_s = statistics.median(r["first_frame"] for r in warm)
+            cold_s = statistics.median(r["first_row"] for r in cold)
+            cold_all_s = statistics.median(r["all_loaded"] for r in cold)
+            results.append(
+                {
+                    "repo": str(repo),
+                    "commit": _commit(repo),
+                    "warm_first_row_s": round(warm_s, 3),
+                    "warm_over_empty_s": round(warm_s - empty_s, 3),
+                    "warm_runs_s": [round(r["first_row"], 3) for r in warm],
+                    "warm_first_frame_s": round(frame_s, 3),
+                    "warm_frame_runs_s": [round(r["first_frame"], 3) for r in warm],
+                    "warm_rows_at_first_paint": warm[0]["rows_at_first_paint"],
+                    "cold_first_row_s": round(cold_s, 3),
+                    "cold_over_empty_s": round(cold_s - empty_s, 3),
+                    "cold_rows_at_first_paint": [r["rows_at_first_paint"] for r in cold],
+                    "cold_all_loaded_s": round(cold_all_s, 3),
+                    "cold_runs_s": [
+                        (round(r["first_row"], 3), round(r["all_loaded"], 3)) for r in cold
+                    ],
+                    "warm_target_met": warm_s <= empty_s + 0.25,
+                    "cold_target_met": cold_s <= empty_s + 0.5,
+                }
+            )
         result = {
             "sessions": sessions,
             "store_mb": round(store_bytes / 2**20, 1),
@@ -215,26 +271,25 @@ def main() -> None:
             "load_average": [round(x, 2) for x in os.getloadavg()],
             "empty_app_first_frame_s": round(empty_s, 3),
             "empty_app_runs_s": [round(t, 3) for t in empty],
-            "warm_first_row_s": round(warm_s, 3),
-            "warm_over_empty_s": round(warm_s - empty_s, 3),
-            "warm_runs_s": [round(r["first_row"], 3) for r in warm_runs],
-            "warm_rows_at_first_paint": warm_runs[0]["rows_at_first_paint"],
-            "cold_first_row_s": round(cold_s, 3),
-            "cold_over_empty_s": round(cold_s - empty_s, 3),
-            "cold_rows_at_first_paint": [r["rows_at_first_paint"] for r in cold_runs],
-            "cold_all_loaded_s": round(cold_all_s, 3),
-            "cold_runs_s": [
-                (round(r["first_row"], 3), round(r["all_loaded"], 3)) for r in cold_runs
-            ],
             "targets": "warm <= empty + 0.25 s; cold first rows <= empty + 0.5 s",
-            "warm_target_met": warm_s <= empty_s + 0.25,
-            "cold_target_met": cold_s <= empty_s + 0.5,
+            **(results[0] if len(results) == 1 else {"checkouts": results}),
         }
         print(json.dumps(result, indent=2))
     finally:
-        shutil.rmtree(cache, ignore_errors=True)
+        for cache in caches.values():
+            shutil.rmtree(cache, ignore_errors=True)
         if args.keep is None:
             shutil.rmtree(agent, ignore_errors=True)
+
+
+def _commit(repo: Path) -> str:
+    found = subprocess.run(
+        ["git", "-C", str(repo), "log", "-1", "--format=%h %s"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return found.stdout.strip()[:72]
 
 
 if __name__ == "__main__":
