@@ -200,6 +200,29 @@ def _on_the_terminal() -> Iterator[None]:
 
 
 def run_picker(args: argparse.Namespace) -> int:
+    with _collector_held():
+        return _run_picker(args)
+
+
+def run_open(args: argparse.Namespace) -> int:
+    with _collector_held():
+        return _run_open(args)
+
+
+@contextlib.contextmanager
+def _collector_held() -> Iterator[None]:
+    """No cyclic garbage collection from here to the app's first frame, where the app ends the
+    pause (:func:`pitui.core.memory.release_collector`); ended here if the app had no frame."""
+    from pitui.core.memory import hold_collector, release_collector
+
+    hold_collector()
+    try:
+        yield
+    finally:
+        release_collector(freeze=False)
+
+
+def _run_picker(args: argparse.Namespace) -> int:
     from pitui.core.paths import agent_dir
     from pitui.core.store import Store
     from pitui.ui.catalog import Scope, StoreCatalog
@@ -227,7 +250,7 @@ def run_picker(args: argparse.Namespace) -> int:
     return _run(options, catalog)
 
 
-def run_open(args: argparse.Namespace) -> int:
+def _run_open(args: argparse.Namespace) -> int:
     from pitui.core.lookup import AmbiguousIdError, SessionNotFoundError, find_session
     from pitui.core.paths import agent_dir
     from pitui.core.store import Store

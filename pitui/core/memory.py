@@ -7,16 +7,28 @@ top), so the process grew by 20-65 KB per appended line while the memory in use 
 (``bench_soak --probe``: 390 MB in use throughout, free-but-kept 95 → 220 MB in 100 s; issue 24.13).
 ``malloc_trim(0)`` gives the whole free pages inside the heap back to the system (glibc ≥ 2.8);
 elsewhere there is nothing to do.
+
+And the cyclic garbage collector at start-up (:func:`hold_collector`, :func:`release_collector`):
+importing Textual, Rich and the screens, then building the first screen, makes a few hundred
+thousand long-lived objects; the collector ran over that growing heap again and again before the
+first frame (a third of the process's CPU time up to it, on a busy machine).
 """
 
 from __future__ import annotations
 
+import gc
 import sys
 import threading
 import time
 from collections.abc import Callable
 
-__all__ = ["TRIM_INTERVAL", "release_freed_memory", "trim_stats"]
+__all__ = [
+    "TRIM_INTERVAL",
+    "hold_collector",
+    "release_collector",
+    "release_freed_memory",
+    "trim_stats",
+]
 
 # At most one trim per this many seconds: a trim walks the heap's free chunks while holding its
 # lock (tens of milliseconds for a few hundred MB), and the heap regrows by about a MB a second.
@@ -70,3 +82,31 @@ def release_freed_memory(*, now: float | None = None, interval: float = TRIM_INT
         return True
     finally:
         _lock.release()
+
+
+_held = False  # the collector was paused by hold_collector and not released yet
+
+
+def hold_collector() -> None:
+    """Pause the cyclic garbage collector until :func:`release_collector` (start-up: from the
+    command line's start to the app's first frame). Objects are still freed when their last
+    reference goes; only cycles wait. Nothing to do when the collector is already off."""
+    global _held
+    if gc.isenabled():
+        gc.disable()
+        _held = True
+
+
+def release_collector(*, freeze: bool = True) -> None:
+    """End :func:`hold_collector`'s pause (nothing to do without one), and the collector runs
+    again. With ``freeze`` (at the first frame), what the start-up made first leaves the
+    collector's way for good (``gc.freeze``): modules, classes, the first screen's widgets,
+    objects that live as long as the process, so that later collections scan only what came
+    after them. (The few cycles that became garbage during the start-up stay allocated:
+    collecting them would cost the very collection that was avoided.)"""
+    global _held
+    if _held:
+        _held = False
+        if freeze:
+            gc.freeze()
+        gc.enable()

@@ -21,11 +21,13 @@ from textual.app import App
 from textual.binding import Binding
 
 from pitui.config import Settings
+from pitui.core.memory import release_collector
 from pitui.core.paths import shorten_home
 from pitui.launch import ResumeRequest, resume_argv
 from pitui.ui.catalog import Catalog, PickerItem, Scope
 from pitui.ui.commands import bindings_for
 from pitui.ui.hangup import HangupWatch
+from pitui.ui.messages import FirstFrameShown
 from pitui.ui.modals.confirm import ConfirmModal
 from pitui.ui.palette import PituiCommands
 from pitui.ui.screens.help import HelpScreen
@@ -115,6 +117,15 @@ class PituiApp(App[AppResult]):
                 watch=options.watch,
             )
         )
+
+    def on_ready(self) -> None:
+        # (Ready comes after the first layout; what is called after the next refresh runs once
+        # that frame has been written to the terminal)
+        self.call_after_refresh(self._first_frame_shown)
+
+    def _first_frame_shown(self) -> None:
+        release_collector()  # (paused by the command line for the start-up)
+        self.screen.post_message(FirstFrameShown())
 
     def _watch_for_hangup(self) -> None:
         """Leave when the terminal goes away, even with SIGHUP ignored (see ``ui.hangup``)."""

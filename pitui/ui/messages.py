@@ -16,6 +16,12 @@ if TYPE_CHECKING:
     from pitui.ui.widgets.session_list import ListRow
 
 
+# ------------------------------------------------------------------------------- the app
+class FirstFrameShown(Message):
+    """The app's first frame is on the terminal (sent to the screen it shows): work that would
+    only have slowed that frame down can start."""
+
+
 # ------------------------------------------------------------------------ the picker's loads
 class ScopeLoaded(Message):
     """A load of a scope ended: every session of it, or the error that stopped it."""

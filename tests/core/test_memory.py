@@ -3,8 +3,10 @@ stays; pitui trims the heap after a load, at most every TRIM_INTERVAL seconds.""
 
 from __future__ import annotations
 
+import gc
 import random
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -69,3 +71,45 @@ async def test_the_picker_trims_after_rebuilding_rows(monkeypatch: pytest.Monkey
         await settle(pilot)
         await pilot.pause(0.5)
         assert len(calls) == 2
+
+
+# ---------------------------------------------------------------- the collector at start-up
+@pytest.fixture
+def collector() -> Iterator[None]:
+    """The test process's collector as it was, whatever the test did to it."""
+    was_enabled, frozen = gc.isenabled(), gc.get_freeze_count()
+    yield
+    memory.release_collector(freeze=False)
+    if gc.get_freeze_count() > frozen:
+        gc.unfreeze()
+    if was_enabled:
+        gc.enable()
+
+
+def test_the_collector_is_held_until_the_first_frame_then_skips_the_start_up(
+    collector: None,
+) -> None:
+    frozen = gc.get_freeze_count()
+    memory.hold_collector()
+    assert not gc.isenabled()
+    memory.hold_collector()  # (held already: nothing changes)
+    memory.release_collector()
+    assert gc.isenabled()
+    assert gc.get_freeze_count() > frozen  # what lived then is out of the collector's way
+    memory.release_collector()  # (released already: nothing left to do)
+    assert gc.isenabled()
+
+
+def test_a_start_up_without_a_frame_only_turns_the_collector_back_on(collector: None) -> None:
+    frozen = gc.get_freeze_count()
+    memory.hold_collector()
+    memory.release_collector(freeze=False)
+    assert gc.isenabled()
+    assert gc.get_freeze_count() == frozen
+
+
+def test_a_collector_someone_else_turned_off_stays_off(collector: None) -> None:
+    gc.disable()
+    memory.hold_collector()
+    memory.release_collector()
+    assert not gc.isenabled()

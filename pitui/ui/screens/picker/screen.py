@@ -33,6 +33,7 @@ from pitui.ui.catalog import Catalog, FullTextHit, PickerItem, Scope, SortMode, 
 from pitui.ui.clipboard import copy_resume_command, copy_session_path
 from pitui.ui.commands import COMMANDS, bindings_for, effective_keys
 from pitui.ui.messages import (
+    FirstFrameShown,
     HitsFound,
     IndexProgress,
     LabelsListed,
@@ -66,6 +67,9 @@ if TYPE_CHECKING:
     from pitui.core.watch import WatchEvent
 
 AGE_TICK = 30.0  # ages ("5m") are redrawn this often
+# A load that waits for the app's first frame (its first rows were read ahead) starts after this
+# at the latest.
+FIRST_FRAME_WAIT = 1.0
 
 
 class PickerScreen(Screen[None]):
@@ -109,6 +113,7 @@ class PickerScreen(Screen[None]):
         self.writes = PickerWrites(self)
         self.rows = PickerRows(self)
         self.panes = PickerPanes(self)
+        self._held_load: Callable[[], None] | None = None  # a load waiting for the first frame
         follow = watch and settings.watch
         self.follow = PickerFollow(self, settings.watch_debounce_ms if follow else None)
         self._keep_after_load: str | None = None  # select this session when the reload lands
@@ -138,7 +143,9 @@ class PickerScreen(Screen[None]):
         self._render_hints()
         self.watch(self.app, "theme", lambda _theme: self.render_header(), init=False)
         early = self.catalog.first_page(self.state.scope)  # (before the load takes it)
-        self.load(self.state.scope)
+        # (with rows to show already, the load waits for the first frame: beside it, it would
+        # take the GIL from the frame)
+        self.load(self.state.scope, after_first_frame=bool(early))
         if early and not self.state.visible.loaded:
             # read ahead before the app started: the first frame shows them (the load goes on)
             self.state.visible.items = sort_items(early)
@@ -212,16 +219,38 @@ class PickerScreen(Screen[None]):
         return self.panes.preview_pending
 
     # ----------------------------------------------------------------------------- loading
-    def load(self, scope: Scope, *, force: bool = False, quiet: bool = False) -> None:
-        """Load ``scope`` unless it is cached or loading (then a forced load runs after it)."""
+    def load(
+        self,
+        scope: Scope,
+        *,
+        force: bool = False,
+        quiet: bool = False,
+        after_first_frame: bool = False,
+    ) -> None:
+        """Load ``scope`` unless it is cached or loading (then a forced load runs after it);
+        ``after_first_frame``: its thread starts once the app's first frame is shown."""
         partial_rows = self.state.scopes[scope].first_load
         generation = self.state.start_load(scope, force=force, quiet=quiet, now=time.monotonic())
         if generation is None:
             return
         if scope == self.state.scope:
             self.render_header()
-        load = self.loader.load
-        self.in_thread("load", partial(load, scope, generation, partial_rows, self.post_message))
+        load = partial(self.loader.load, scope, generation, partial_rows, self.post_message)
+        start = partial(self.in_thread, "load", load)
+        if after_first_frame:
+            self._held_load = start
+            self.set_timer(FIRST_FRAME_WAIT, self._start_held_load)
+        else:
+            start()
+
+    @on(FirstFrameShown)
+    def _on_first_frame(self) -> None:
+        self._start_held_load()
+
+    def _start_held_load(self) -> None:
+        start, self._held_load = self._held_load, None
+        if start is not None:
+            start()
 
     def in_thread(self, group: str, work: Callable[[], None], *, exclusive: bool = False) -> None:
         # (a description: Textual would otherwise repr() every argument, 10,000 sessions included)
