@@ -29,10 +29,20 @@ class PickerHeader(Horizontal):
         self._title = ""
         self._modes: tuple[tuple[str, bool], ...] = ()
         self._shown: tuple[str, tuple[tuple[str, bool], ...], str] | None = None  # drawn last
+        self._accent_of: tuple[str, str | None] | None = None  # (theme, its accent colour)
 
     def compose(self) -> ComposeResult:
         yield Static(id="picker-title")
         yield Static(id="picker-modes")
+
+    def _accent(self) -> str | None:
+        """The theme's accent colour, worked out once per theme (get_css_variables builds the
+        theme's colour system: too slow for each draw, and the header is redrawn at every step
+        of a load's progress)."""
+        theme = self.app.theme
+        if self._accent_of is None or self._accent_of[0] != theme:
+            self._accent_of = (theme, self.app.get_css_variables().get("accent"))
+        return self._accent_of[1]
 
     def show(self, title: str, modes: Sequence[tuple[str, bool]]) -> None:
         """``modes`` as (text, is a value) pieces."""
@@ -48,7 +58,7 @@ class PickerHeader(Horizontal):
 
     def _draw(self) -> None:
         width = self.content_size.width
-        accent = self.app.get_css_variables().get("accent")
+        accent = self._accent()
         value = Style(color=accent) if accent else Style(bold=True)
         modes = Text()
         for text, is_value in self._modes:
