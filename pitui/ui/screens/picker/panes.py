@@ -7,6 +7,7 @@ Like :mod:`.writes`, a helper the screen's handlers call.
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -77,7 +78,9 @@ class PickerPanes:
             self._preview_timer = None
         wait = self.typed_at + PREVIEW_AFTER_TYPING - time.monotonic()
         if wait <= 0:
-            self.screen.call_after_refresh(self.update_preview)  # (the rows paint first)
+            # (the rows paint first: at the start, the first frame is shown first)
+            after_refresh = partial(self.screen.call_after_refresh, self.update_preview)
+            self.screen.after_first_frame(after_refresh)
         else:
             self._preview_timer = self.screen.set_timer(wait, self.update_preview)
 

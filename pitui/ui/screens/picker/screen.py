@@ -67,8 +67,7 @@ if TYPE_CHECKING:
     from pitui.core.watch import WatchEvent
 
 AGE_TICK = 30.0  # ages ("5m") are redrawn this often
-# A load that waits for the app's first frame (its first rows were read ahead) starts after this
-# at the latest.
+# What waits for the app's first frame (after_first_frame) runs after this at the latest.
 FIRST_FRAME_WAIT = 1.0
 
 
@@ -113,7 +112,8 @@ class PickerScreen(Screen[None]):
         self.writes = PickerWrites(self)
         self.rows = PickerRows(self)
         self.panes = PickerPanes(self)
-        self._held_load: Callable[[], None] | None = None  # a load waiting for the first frame
+        self._frame_shown = False  # the app's first frame is on the terminal
+        self._after_frame: list[Callable[[], object]] = []  # what waits for it
         follow = watch and settings.watch
         self.follow = PickerFollow(self, settings.watch_debounce_ms if follow else None)
         self._keep_after_load: str | None = None  # select this session when the reload lands
@@ -145,6 +145,7 @@ class PickerScreen(Screen[None]):
         early = self.catalog.first_page(self.state.scope)  # (before the load takes it)
         # (with rows to show already, the load waits for the first frame: beside it, it would
         # take the GIL from the frame)
+        self.set_timer(FIRST_FRAME_WAIT, self._first_frame_shown)  # (if no word comes)
         self.load(self.state.scope, after_first_frame=bool(early))
         if early and not self.state.visible.loaded:
             # read ahead before the app started: the first frame shows them (the load goes on)
@@ -238,19 +239,27 @@ class PickerScreen(Screen[None]):
         load = partial(self.loader.load, scope, generation, partial_rows, self.post_message)
         start = partial(self.in_thread, "load", load)
         if after_first_frame:
-            self._held_load = start
-            self.set_timer(FIRST_FRAME_WAIT, self._start_held_load)
+            self.after_first_frame(start)
         else:
             start()
 
-    @on(FirstFrameShown)
-    def _on_first_frame(self) -> None:
-        self._start_held_load()
+    def after_first_frame(self, callback: Callable[[], object]) -> None:
+        """Call ``callback`` once the app's first frame is on the terminal (now if it is).
 
-    def _start_held_load(self) -> None:
-        start, self._held_load = self._held_load, None
-        if start is not None:
-            start()
+        What would only slow that frame down waits for it: a load beside it takes the GIL, and
+        a callback "after the refresh" is no later than the frame at the start, since Textual
+        runs those during the batch of the mount, whose frames it never shows."""
+        if self._frame_shown:
+            callback()
+        else:
+            self._after_frame.append(callback)
+
+    @on(FirstFrameShown)
+    def _first_frame_shown(self) -> None:
+        self._frame_shown = True
+        waiting, self._after_frame = self._after_frame, []
+        for callback in waiting:
+            callback()
 
     def in_thread(self, group: str, work: Callable[[], None], *, exclusive: bool = False) -> None:
         # (a description: Textual would otherwise repr() every argument, 10,000 sessions included)
@@ -357,6 +366,9 @@ class PickerScreen(Screen[None]):
         self.rows.hits_found(message)
 
     def first_rows_drawn(self) -> None:
+        if not self._frame_shown:
+            self.after_first_frame(self.first_rows_drawn)  # (drawn but not yet shown)
+            return
         self.loader.rows_painted.set()
         self.follow.start()
 
