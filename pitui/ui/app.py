@@ -17,8 +17,10 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from rich.text import Text
+from textual import events
 from textual.app import App
 from textual.binding import Binding
+from textual.geometry import Size
 
 from pitui.config import Settings
 from pitui.core.memory import release_collector
@@ -85,6 +87,8 @@ class PituiApp(App[AppResult]):
         self.options = options
         self.keymap_overrides = dict(options.settings.keymap)
         self._hangup_watch: HangupWatch | None = None
+        self._first_frame_done = False
+        self._start_size: Size | None = None  # the size of the last resize before it
         for theme in THEMES:
             self.register_theme(theme)
         self.theme = (
@@ -118,12 +122,23 @@ class PituiApp(App[AppResult]):
             )
         )
 
+    async def _on_resize(self, event: events.Resize) -> None:
+        # Until the first frame: Textual keeps a resize to the size it has already (the
+        # terminal's first size report, just after the start) and hands it to the screen once
+        # idle, which lays the whole screen out and draws it again before the first frame.
+        # (Runs before Textual's handler, which the default prevented here skips.)
+        if not self._first_frame_done:
+            if event.size == self._start_size:
+                event.prevent_default()
+            self._start_size = event.size
+
     def on_ready(self) -> None:
         # (Ready comes after the first layout; what is called after the next refresh runs once
         # that frame has been written to the terminal)
         self.call_after_refresh(self._first_frame_shown)
 
     def _first_frame_shown(self) -> None:
+        self._first_frame_done = True
         release_collector()  # (paused by the command line for the start-up)
         self.screen.post_message(FirstFrameShown())
 

@@ -8,6 +8,8 @@ import threading
 from collections.abc import Iterator
 
 import pytest
+from textual import events
+from textual.geometry import Size
 
 from pitui.core import memory
 from pitui.ui.app import PituiApp
@@ -111,3 +113,30 @@ async def test_a_load_held_for_a_frame_that_never_comes_starts_all_the_same(
         rows = picker(app).query_one(SessionList)
         await wait_for(pilot, lambda: len(rows.rows) == len(every))
         assert catalog.loads == ["current"]
+
+
+def resize(width: int, height: int) -> events.Resize:
+    return events.Resize(Size(width, height), Size(width, height))
+
+
+def passed_on(event: events.Resize) -> bool:
+    """Whether Textual's own handler (which hands the size to the screen) gets the event."""
+    return not event._no_default_action
+
+
+async def test_before_the_first_frame_a_resize_to_the_same_size_is_not_passed_on() -> None:
+    app = fake_app(FakeCatalog(scopes={"current": items()}))
+    first, again, other = resize(120, 30), resize(120, 30), resize(100, 30)
+    await app._on_resize(first)
+    await app._on_resize(again)
+    await app._on_resize(other)
+    assert [passed_on(first), passed_on(again), passed_on(other)] == [True, False, True]
+
+
+async def test_after_the_first_frame_every_resize_is_passed_on() -> None:
+    app = fake_app(FakeCatalog(scopes={"current": items()}))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        same = resize(*SIZE)
+        await app._on_resize(same)
+        assert passed_on(same)
