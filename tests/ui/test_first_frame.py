@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 from textual import events
 from textual.geometry import Size
+from textual.widgets._footer import FooterKey
 
 from pitui.core import memory
 from pitui.ui.app import PituiApp
@@ -37,7 +38,9 @@ def items() -> list[FakeItem]:
 
 @pytest.fixture
 def collector() -> Iterator[None]:
+    """The collector on, as in a new process; afterwards as it was."""
     was_enabled, frozen = gc.isenabled(), gc.get_freeze_count()
+    gc.enable()
     yield
     memory.release_collector(freeze=False)
     if gc.get_freeze_count() > frozen:
@@ -140,3 +143,21 @@ async def test_after_the_first_frame_every_resize_is_passed_on() -> None:
         same = resize(*SIZE)
         await app._on_resize(same)
         assert passed_on(same)
+
+
+async def test_the_footer_keys_come_after_the_first_frame(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    keys_at_first_frame: list[int] = []
+    shown = PituiApp._first_frame_shown
+
+    def spy(app: PituiApp) -> None:
+        keys_at_first_frame.append(len(app.screen.query(FooterKey)))
+        shown(app)
+
+    monkeypatch.setattr(PituiApp, "_first_frame_shown", spy)
+    app = fake_app(FakeCatalog(scopes={"current": items()}))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert keys_at_first_frame == [0]
+        assert len(picker(app).query(FooterKey)) > 0

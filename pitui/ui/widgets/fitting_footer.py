@@ -23,12 +23,26 @@ COMPACT_BELOW = 100  # columns
 
 
 class FittingFooter(Footer):
-    def __init__(self, rank: Sequence[str] = (), *, id: str | None = None) -> None:
+    def __init__(
+        self, rank: Sequence[str] = (), *, id: str | None = None, held: bool = False
+    ) -> None:
         """``rank``: actions (``resume``, ``app.show_help``) most important first; keys of
-        other actions follow in Textual's order."""
+        other actions follow in Textual's order. ``held``: no keys until :meth:`show_keys`
+        (a screen's first frame can do without them: building and styling a dozen key widgets
+        cost the picker a fifth of its CPU time from the app's start to that frame)."""
         super().__init__(id=id)
         self._rank = {action: index for index, action in enumerate(rank)}
         self._laid_out_for = 0
+        self._held = held
+
+    def show_keys(self) -> None:
+        """End ``held``: the keys are built."""
+        if self._held:
+            self._held = False
+            self.refresh(recompose=True)
+
+    def _keys_wanted(self) -> tuple[object, ...]:
+        return (self._held, *super()._keys_wanted())
 
     def on_resize(self, event: events.Resize) -> None:
         width = event.size.width
@@ -36,6 +50,8 @@ class FittingFooter(Footer):
             self.refresh(recompose=True)
 
     def compose(self) -> ComposeResult:
+        if self._held:
+            return
         widgets = list(super().compose())
         width = self.size.width
         self._laid_out_for = width

@@ -133,7 +133,7 @@ class PickerScreen(Screen[None]):
                     yield SessionList(clock=self.clock, id="picker-list")
                     yield Static(id="picker-position")
                 yield SessionPreview(id="picker-preview")
-        yield FittingFooter(FOOTER_RANK)
+        yield FittingFooter(FOOTER_RANK, held=True)  # (its keys come after the first frame)
 
     def on_mount(self) -> None:
         self.search.focus()
@@ -146,6 +146,7 @@ class PickerScreen(Screen[None]):
         # (with rows to show already, the load waits for the first frame: beside it, it would
         # take the GIL from the frame)
         self.set_timer(FIRST_FRAME_WAIT, self._first_frame_shown)  # (if no word comes)
+        self.after_first_frame(self.query_one(FittingFooter).show_keys)
         self.load(self.state.scope, after_first_frame=bool(early))
         if early and not self.state.visible.loaded:
             # read ahead before the app started: the first frame shows them (the load goes on)
