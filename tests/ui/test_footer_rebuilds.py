@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from textual.widgets._footer import FooterKey
 
+from pitui.ui.widgets.fitting_footer import FittingFooter
 from pitui.ui.widgets.footer import Footer
 from tests.ui.picker_kit import MINUTE, FakeCatalog, FakeItem, aged, fake_app, picker, settle
 
@@ -36,3 +37,11 @@ async def test_the_footer_is_rebuilt_only_when_its_keys_change() -> None:
         after = keys(footer)
         assert set(after).isdisjoint(before)
         assert sum(after.values()) > sum(before.values())
+
+
+async def test_a_recompose_due_when_the_footer_has_left_its_screen_does_nothing() -> None:
+    # (the session view's footer: the view closed with a recompose of the bindings still due)
+    footer = FittingFooter()
+    footer.set_reactive(Footer._bindings_ready, True)
+    await footer.recompose()
+    assert not footer.children

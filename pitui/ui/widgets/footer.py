@@ -42,6 +42,8 @@ class Footer(TextualFooter):
         return (self.size.width, shown, palette_key)
 
     async def recompose(self) -> None:
+        if not self.is_attached:  # (a screen gone with a recompose still due: Textual's skips)
+            return
         wanted = self._keys_wanted()
         if wanted == self._composed_for:
             return
