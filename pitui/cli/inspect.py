@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
@@ -91,6 +90,7 @@ def _report(session: Session, leaf: str | None) -> tuple[dict[str, Any], Session
 
 def run(args: argparse.Namespace) -> int:
     from pitui.core.lookup import find_session
+    from pitui.core.memory import collector_paused
     from pitui.core.session import Session
 
     try:
@@ -99,10 +99,10 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(str(exc)) from exc
     # As every reader decides (Session.open): an unterminated last line is pending while the
     # file is fresh, an entry once it is quiet, so inspect and the others agree at any moment.
-    # The report of a big session makes 100k+ rows; Python 3.11's collector would then scan
-    # the whole index (a million objects, 0.2 s) for cycles this short-lived command never makes.
-    gc.disable()
-    with Session.open(path) as session:
+    # The report of a big session makes 100k+ rows; Python's collector would scan the whole
+    # index (a million objects, 0.2 s) for cycles this short-lived command never makes, and
+    # again when the process ends: paused, and what it built frozen out of its way at the end.
+    with collector_paused(freeze=True), Session.open(path) as session:
         report, facts = _report(session, args.leaf)
         if args.json:
             from pitui.core.safejson import dumps_bytes

@@ -12,7 +12,6 @@ nothing here raises because of what a file contains. A file that is not a pi ses
 
 from __future__ import annotations
 
-import gc
 import os
 import threading
 import time
@@ -27,6 +26,7 @@ from pitui.core.facts import Stats, tally
 from pitui.core.js import js_trim, parse_iso_ms
 from pitui.core.jsonl import LineReader, Lines, objects, parse_json_line, read_line_at, read_range
 from pitui.core.labels import apply_label
+from pitui.core.memory import collector_paused, promote_to_oldest
 from pitui.core.paths import open_regular
 from pitui.core.problems import Problem, ProblemKind
 from pitui.core.records import DUPLICATE_HEADER, attach, make_meta, scan
@@ -141,23 +141,13 @@ class Session:
 
     def _load(self, source: bytes | int, *, final: bool) -> None:
         """Read the content (``bytes``) or the open file (a descriptor)."""
-        gc_was_enabled = gc.isenabled()
-        gc.disable()  # millions of small objects, no cycles: the collector only costs time here
-        try:
+        with collector_paused():  # millions of small objects, no cycles
             if _FAST_LOAD:
                 self._load_fast(source, final=final)
             else:
                 self._load_reference(source, final=final)
-        finally:
-            if gc_was_enabled:
-                gc.enable()
-        if len(self.entries) >= _PROMOTE_ENTRIES and gc.get_freeze_count() == 0:
-            # The index is long-lived. Left young, its objects would be scanned by the next two
-            # collections (0.4 s for 100k entries, right after the load); promoted straight to
-            # the oldest generation (freeze then unfreeze: a list splice, no scan) only full
-            # collections see them, as they would anyway.
-            gc.freeze()
-            gc.unfreeze()
+        if len(self.entries) >= _PROMOTE_ENTRIES:
+            promote_to_oldest()  # the index is long-lived
 
     def _check_header(self, obj: dict[str, Any], line: int) -> None:
         if line == 1 and obj.get("kind") == "header":

@@ -20,7 +20,6 @@ million times for a 10,000-session store.
 
 from __future__ import annotations
 
-import gc
 import io
 import os
 from collections.abc import Iterable
@@ -50,6 +49,7 @@ from pitui.core.listing_lines import (
     decode_listing_line,
     decode_listing_lines,
 )
+from pitui.core.memory import collector_paused
 from pitui.core.migrate import header_version
 from pitui.core.record import Record
 from pitui.core.records import UNSET, DecodeError
@@ -736,13 +736,8 @@ def summarise_file(path: str, resume: Resume | None = None, *, texts: bool = Tru
     Never raises for what a file contains or for a file that vanished: the result then has
     ``error`` set and no row.
     """
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # many short-lived dicts and no cycles: the collector would only cost time
-    try:
+    with collector_paused():  # many short-lived dicts and no cycles
         return _summarise(path, resume, texts)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
 
 
 def _summarise(path: str, resume: Resume | None, texts: bool) -> FileSummary:

@@ -113,3 +113,38 @@ def test_a_collector_someone_else_turned_off_stays_off(collector: None) -> None:
     memory.hold_collector()
     memory.release_collector()
     assert not gc.isenabled()
+
+
+# ------------------------------------------------------------- the collector around a reader
+def test_a_pause_leaves_the_collector_as_it_found_it(collector: None) -> None:
+    gc.enable()
+    with memory.collector_paused():
+        assert not gc.isenabled()
+        with memory.collector_paused():  # (a reader inside a reader)
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the inner pause did not end the outer one
+    assert gc.isenabled()
+    gc.disable()
+    with memory.collector_paused():
+        pass
+    assert not gc.isenabled()  # someone else's off stays off
+
+
+def test_a_pause_with_freeze_takes_what_was_built_out_of_the_collectors_way(
+    collector: None,
+) -> None:
+    frozen = gc.get_freeze_count()
+    with memory.collector_paused(freeze=True):
+        built = [[index] for index in range(1000)]
+    assert gc.isenabled()
+    assert gc.get_freeze_count() >= frozen + len(built)
+
+
+def test_inspect_turns_the_collector_back_on(collector: None) -> None:
+    from pitui.cli import main
+
+    session = next((Path(__file__).parents[1] / "fixtures").rglob("*.jsonl"), None)
+    assert session is not None
+    gc.enable()
+    assert main(["inspect", "--json", str(session)]) == 0
+    assert gc.isenabled()  # (it was left off for the rest of the process)
