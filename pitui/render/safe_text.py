@@ -258,6 +258,10 @@ def _sanitize(s: str, *, reveal_invisible: bool, strip: bool) -> _Result:
         e2 = 0xE2 in present and any(sign in classes for sign in _E2_SIGNS)
         d8 = 0xD8 in present and _ALM_SIGN in classes
         ef = reveal_invisible and 0xEF in present and _BOM_SIGN in classes
+    # Tags first: a ZWJ between two tag characters joins them (they end an emoji), but once the
+    # tags are shown as <U+E00xx> it stands alone and must be shown too.
+    if reveal_invisible and 0xF3 in present and _TAG_B.search(raw):
+        s = _replace_tags(s, strip, symbols)
     if e2:
         for seq in set(_E2_B.findall(raw)):
             ch = seq.decode("utf-8")
@@ -279,8 +283,6 @@ def _sanitize(s: str, *, reveal_invisible: bool, strip: bool) -> _Result:
         for seq in set(_SURROGATE_B.findall(raw)):
             ch = seq.decode("utf-8", "surrogatepass")
             put(ch, f"<U+{ord(ch):04X}>")
-    if reveal_invisible and 0xF3 in present and _TAG_B.search(raw):
-        s = _replace_tags(s, strip, symbols)
     for byte in set(present.translate(None, _LEAD_BYTES)):
         ch = chr(byte)
         put(ch, _C0_SYMBOLS[ch])
