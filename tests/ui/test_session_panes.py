@@ -290,3 +290,24 @@ async def test_the_config_sets_the_first_layout(tmp_path: Path) -> None:
         await press(app, pilot, "alt+z")
         tree_pane = app.session_screen.query_one("#tree-pane")
         assert abs(tree_pane.outer_size.width - 0.7 * 160) <= 2
+
+
+async def test_a_context_drawn_at_an_old_width_is_drawn_again_at_the_panes(
+    tmp_path: Path,
+) -> None:
+    # The pane resized while its first context was drawn in a worker (seen at 80x24 on a busy
+    # machine: the context wrapped at half the pane's width until another entry was selected).
+    from dataclasses import replace
+
+    from pitui.ui.widgets.context_pane import ContextPane
+
+    app = ScreenApp(write_session(two_branches(), tmp_path))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await opened(app, pilot)
+        pane = app.screen.query_one(ContextPane)
+        assert pane.shown is not None
+        width = pane.shown.width
+        pane.post_message(ContextPane._Ready(replace(pane.shown, width=width // 2)))
+        await settle(app, pilot)
+        await settle(app, pilot)
+        assert pane.shown is not None and pane.shown.width == width

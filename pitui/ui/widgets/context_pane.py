@@ -363,6 +363,11 @@ class ContextPane(Vertical):
         info.append(f" · thinking {view.thinking} · ~{format_tokens(view.tokens)} tok")
         self.border_subtitle = info
         self.lines.show(view.lines, view.top, more=view.first > 0)
+        session = self._session
+        if session is not None and view.width != self._width():
+            # the pane changed width while this was drawn (a first layout, on a busy machine:
+            # on_resize came before there was a view to compare): draw it again at this width
+            self._build(session, view.uid, self._width(), view.expanded, view.anchor)
 
     @on(ContextLines.NeedEarlier)
     def _on_need_earlier(self) -> None:
