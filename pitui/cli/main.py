@@ -10,7 +10,6 @@ group's. ``--session-dir`` is accepted before the sub-command and after it.
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib
 import os
 import sys
@@ -173,12 +172,10 @@ def _fail(message: str) -> None:
 
 
 def entry_point() -> None:
+    from pitui.core.memory import skip_exit_collection
+
     code = main()
-    # The process ends here. What the command built is left to the system to reclaim: frozen,
-    # the collection Python makes at exit skips it (for a 200 MB session's index, parent <->
-    # children cycles, that collection took a quarter of `pitui inspect`'s time). Exit handlers
-    # and the flushing of the standard streams still run as usual.
-    gc.freeze()
+    skip_exit_collection()
     sys.exit(code)
 
 

@@ -34,6 +34,7 @@ __all__ = [
     "promote_to_oldest",
     "release_collector",
     "release_freed_memory",
+    "skip_exit_collection",
     "trim_stats",
 ]
 
@@ -117,6 +118,14 @@ def promote_to_oldest() -> None:
     if gc.get_freeze_count() == 0:
         gc.freeze()
         gc.unfreeze()
+
+
+def skip_exit_collection() -> None:
+    """The process is about to end: what it built is left to the system to reclaim. Frozen, it
+    is skipped by the collection Python makes at exit (for a 200 MB session's index, parent <->
+    children cycles, that collection took a quarter of ``pitui inspect``'s time). Exit handlers
+    and the flushing of the standard streams still run as usual."""
+    gc.freeze()
 
 
 _held = False  # the collector was paused by hold_collector and not released yet

@@ -10,12 +10,12 @@ chain is a contiguous range of rows, so the ancestors of row ``r`` inside its ch
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Sequence
 from itertools import repeat
 from operator import add, attrgetter
 from typing import Final, NamedTuple
 
+from pitui.core.memory import collector_paused
 from pitui.core.session import EntryMeta, Session
 
 __all__ = ["HIDDEN", "FlatTree", "extend_at_leaf", "filter_mask", "flatten", "row_kind"]
@@ -125,13 +125,8 @@ def flatten(session: Session, leaf: EntryMeta | None) -> FlatTree:
     path is exactly rows ``0 .. leaf_row``; no recursion, one pass."""
     # The pass allocates one small tuple per branch and list slots per row but no cycles; a
     # collection triggered midway would scan every entry of the session for nothing.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         return _flatten(session, leaf)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
 
 
 def _flatten(session: Session, leaf: EntryMeta | None) -> FlatTree:
