@@ -7,6 +7,7 @@ times are deterministic. :func:`pi_view` reopens a file with the core and says w
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import os
 import shutil
@@ -18,6 +19,7 @@ from typing import Any
 
 from textual.app import App
 from textual.notifications import SeverityLevel
+from textual.worker import WorkerCancelled
 
 from pitui.config import Settings
 from pitui.core.context import build_session_context
@@ -191,12 +193,22 @@ async def opened(app: ScreenApp, pilot: Any, *, workers: bool = True) -> None:
     await settle(app, pilot, workers=workers)
 
 
+async def workers_done(app: App[Any]) -> None:
+    """Until every worker has ended. One that a newer one of its group cancelled (the context
+    of an entry selected a moment before the next) ended too; a worker's error is raised."""
+    ended = await asyncio.gather(*(worker.wait() for worker in list(app.workers)),
+                                 return_exceptions=True)  # fmt: skip
+    for outcome in ended:
+        if isinstance(outcome, BaseException) and not isinstance(outcome, WorkerCancelled):
+            raise outcome
+
+
 async def settle(app: ScreenApp, pilot: Any, *, workers: bool = True) -> None:
     if workers:
-        await app.workers.wait_for_complete()
+        await workers_done(app)
     await pilot.pause()
     if workers:
-        await app.workers.wait_for_complete()
+        await workers_done(app)
     await pilot.pause()
 
 

@@ -20,6 +20,7 @@ from pitui.ui.widgets.branch_tree import BranchTree
 from pitui.ui.widgets.tree_row import cut_to_width
 from tests.conftest import REPO, fixture_by_scenario
 from tests.core.sessiondata import assistant, entry, jsonl, user
+from tests.ui.sessionview import workers_done
 
 STYLES = REPO / "styles" / "session.tcss"
 
@@ -94,7 +95,7 @@ def selected(app: TreeApp) -> str | None:
 
 
 async def settle(app: TreeApp, pilot: Any) -> None:
-    await app.workers.wait_for_complete()
+    await workers_done(app)
     await pilot.pause()
 
 

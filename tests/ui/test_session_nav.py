@@ -12,7 +12,7 @@ import pytest
 from pitui.core.session import Session
 from pitui.ui.screens.session.state import History, previous_leaf
 from tests.core.sessiondata import assistant, entry, jsonl, user
-from tests.ui.sessionview import ScreenApp, opened, settle, write_session
+from tests.ui.sessionview import ScreenApp, opened, settle, workers_done, write_session
 
 
 def two_branches() -> bytes:
@@ -148,7 +148,7 @@ async def test_back_and_forward_through_jumps_and_walks(
         await press(app, pilot, forward)
         assert app.noted("Nothing further forward")
         # the context pane follows each move
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await settle(app, pilot)
         shown = app.session_screen.context_pane.shown
         assert shown is not None and shown.uid == "u1"

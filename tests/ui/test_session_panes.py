@@ -22,7 +22,7 @@ from pitui.ui.screens.session.panes import PaneLayout
 from pitui.ui.themes import THEMES
 from pitui.ui.widgets.branch_tree import BranchTree
 from pitui.ui.widgets.tree_row import DIFF_MARK
-from tests.ui.sessionview import ScreenApp, opened, settle, wait_for, write_session
+from tests.ui.sessionview import ScreenApp, opened, settle, wait_for, workers_done, write_session
 from tests.ui.test_session_nav import two_branches
 
 
@@ -255,7 +255,7 @@ async def test_the_context_hidden_then_shown_follows_the_selection(tmp_path: Pat
         await opened(app, pilot)
         await press(app, pilot, "alt+z", "home")
         await press(app, pilot, "alt+z")
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await settle(app, pilot)
         shown = app.session_screen.context_pane.shown
         assert shown is not None and shown.uid == "u1"
