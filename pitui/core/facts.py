@@ -149,13 +149,12 @@ class Stats:
 
 
 def tally(metas: Iterable[EntryMeta]) -> Stats:
-    """Counts and spend over ``metas``: :meth:`Stats.add_usage` of each usage, in order, with
-    :func:`_num` written out for the usage tuples of the index (100k+ entries in a big file)."""
+    """Counts and spend over ``metas``: :meth:`Stats.add_usage` of each usage, in order (the
+    index's usage tuples read in place: 100k+ entries in a big file)."""
     stats = Stats()
     by_role = stats.by_role
     entries = messages = 0
     inp = out = read = write = total = cost = 0.0
-    top, inf = _FLOAT_MAX, math.inf
     for meta in metas:
         entries += 1
         role = meta.role
@@ -167,43 +166,7 @@ def tally(metas: Iterable[EntryMeta]) -> Stats:
             continue
         if type(usage) is tuple:
             a, b, c, d, _, e = usage
-            # _num(x): an int within a float's range as a float (x + 0.0 is float(x)), a finite
-            # float as it is, anything else 0
-            a = (
-                a + 0.0
-                if type(a) is int and -top < a < top
-                else a
-                if type(a) is float and -inf < a < inf
-                else 0.0
-            )
-            b = (
-                b + 0.0
-                if type(b) is int and -top < b < top
-                else b
-                if type(b) is float and -inf < b < inf
-                else 0.0
-            )
-            c = (
-                c + 0.0
-                if type(c) is int and -top < c < top
-                else c
-                if type(c) is float and -inf < c < inf
-                else 0.0
-            )
-            d = (
-                d + 0.0
-                if type(d) is int and -top < d < top
-                else d
-                if type(d) is float and -inf < d < inf
-                else 0.0
-            )
-            e = (
-                e + 0.0
-                if type(e) is int and -top < e < top
-                else e
-                if type(e) is float and -inf < e < inf
-                else 0.0
-            )
+            a, b, c, d, e = _num(a), _num(b), _num(c), _num(d), _num(e)
         else:
             a, b, c, d, e = usage_numbers(usage)
         inp += a
