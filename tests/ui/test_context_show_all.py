@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widgets._footer import FooterKey
 
 from pitui.core.session import Session
 from pitui.ui.widgets.context_pane import (
@@ -97,6 +98,27 @@ async def test_alt_a_unfolds_the_context_and_it_stays_so(tmp_path: Path) -> None
         await shown_at(app, pilot, "u2", expanded=False)
         assert FOLD_MARKER in text(app) and not every_output_line(app)
         assert "all shown" not in str(pane(app).border_title)
+
+
+def footer_label(app: ScreenApp, action: str) -> str:
+    keys = [key for key in app.session_screen.query(FooterKey) if key.action == action]
+    assert len(keys) == 1, f"one footer key for {action}"
+    return keys[0].description
+
+
+async def test_the_footer_key_says_what_alt_a_does_now(tmp_path: Path) -> None:
+    """Unfolded, alt+a folds: its footer key says so (and Show all again once folded)."""
+    app = ScreenApp(write_session(folded_session(), tmp_path), select="a2")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await opened(app, pilot)
+        await shown_at(app, pilot, "a2", expanded=False)
+        assert footer_label(app, "show_all") == "Show all"
+        await pilot.press("alt+a")
+        await shown_at(app, pilot, "a2", expanded=True)
+        await wait_for(pilot, lambda: footer_label(app, "show_all") == "Fold all")
+        await pilot.press("alt+a")
+        await shown_at(app, pilot, "a2", expanded=False)
+        await wait_for(pilot, lambda: footer_label(app, "show_all") == "Show all")
 
 
 async def test_a_click_on_the_marker_line_unfolds(tmp_path: Path) -> None:

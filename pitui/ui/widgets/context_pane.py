@@ -293,6 +293,7 @@ class ContextPane(Vertical):
         if expanded == self.expanded:
             return
         self.expanded = expanded
+        self.refresh_bindings()  # the footer's key now says the other way
         session, uid = self._session, self._wanted
         if session is not None and uid is not None:
             self._build(session, uid, self._width(), expanded, anchor)

@@ -11,11 +11,26 @@ watchers of the widgets it removed after each recompose.
 And it recomposes only when the keys would differ: a change of the screen's bindings (the
 selection, a focus) often leaves the shown keys as they were, and building and styling a dozen
 key widgets again cost the picker a tenth of its CPU time to the first frame.
+
+A key that toggles says what it would do now: a screen with :meth:`HasFooterLabels.footer_labels`
+gives the label of such a key by its action (``Fold all`` while everything is shown), and calls
+``refresh_bindings`` when its state changes (the keys are built again only if a label did).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Protocol, runtime_checkable
+
+from textual.app import ComposeResult
 from textual.widgets import Footer as TextualFooter
+from textual.widgets._footer import FooterKey
+
+
+@runtime_checkable
+class HasFooterLabels(Protocol):
+    def footer_labels(self) -> Mapping[str, str]:
+        """The labels of the keys whose meaning follows the screen's state, by action."""
 
 
 class Footer(TextualFooter):
@@ -39,7 +54,18 @@ class Footer(TextualFooter):
             _, binding, enabled, _tip = palette
             display = app.get_key_display(binding)
             palette_key = (binding.key, display, binding.description, enabled, binding.tooltip)
-        return (self.size.width, shown, palette_key)
+        return (self.size.width, shown, palette_key, tuple(self._labels().items()))
+
+    def _labels(self) -> Mapping[str, str]:
+        screen = self.screen
+        return screen.footer_labels() if isinstance(screen, HasFooterLabels) else {}
+
+    def compose(self) -> ComposeResult:
+        labels = self._labels()
+        for widget in super().compose():
+            if isinstance(widget, FooterKey) and widget.action in labels:
+                widget.description = labels[widget.action]
+            yield widget
 
     async def recompose(self) -> None:
         if not self.is_attached:  # (a screen gone with a recompose still due: Textual's skips)

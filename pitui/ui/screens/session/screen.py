@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Literal
 
@@ -342,6 +342,13 @@ class SessionScreen(Screen[None]):
 
     def action_resize_tree(self, step: int) -> None:
         self.places.resize_tree(step)
+
+    def footer_labels(self) -> Mapping[str, str]:
+        """alt+a's key says what it would do now (see widgets.footer); Follow is a mode the
+        header shows, its key named as such."""
+        panes = self.query(ContextPane)  # (none in a view that is not of a session)
+        expanded = bool(panes) and panes.first().expanded
+        return {"show_all": "Fold all" if expanded else "Show all"}
 
     def action_show_all(self) -> None:
         if not self._not_a_session("show_all"):
