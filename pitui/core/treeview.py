@@ -50,6 +50,7 @@ __all__ = [
     "RowView",
     "TreeView",
     "prefix_cap",
+    "typeable",
 ]
 
 FilterMode = Literal["default", "no-tools", "user-only", "labeled-only", "all"]
@@ -101,6 +102,11 @@ class RowView:
 
 
 # ------------------------------------------------------------------------------------------------
+
+
+def typeable(text: str) -> bool:
+    """Text that may be typed into the tree's query (§3.10): no control character (C0, DEL, C1)."""
+    return not any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in text)
 
 
 class TreeView:
@@ -468,7 +474,7 @@ class TreeView:
 
     def type_text(self, text: str) -> bool:
         """Append printable input to the query; text with a control character is refused."""
-        if not text or any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in text):
+        if not text or not typeable(text):
             return False
         self.set_query(self._query + text)
         return True

@@ -32,11 +32,11 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from pitui.core.session import Session
-from pitui.core.treeview import FILTER_MODES, FilterMode, TreeView
+from pitui.core.treeview import FILTER_MODES, FilterMode, TreeView, typeable
 from pitui.render.safe_text import one_line
 from pitui.ui.commands import bindings_for
 from pitui.ui.rendering import has_plugin_compact_forms, plugin_compact_line
-from pitui.ui.widgets.tree_query import TextsRead, TreeQuery, typeable, typed_text
+from pitui.ui.widgets.tree_query import TextsRead, TreeQuery, typed_text
 from pitui.ui.widgets.tree_row import ROLE_CLASS, empty_strip, row_strip
 
 _EXTENSION_TYPES = frozenset({"custom", "custom_message"})  # what plug-ins draw

@@ -36,11 +36,6 @@ def typed_text(event: events.Key) -> str | None:
     return event.character
 
 
-def typeable(text: str) -> bool:
-    """Text that may be typed into the query: no control character."""
-    return not any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in text)
-
-
 class TextsRead(Message):
     """The tree's searchable texts were read (``index`` None: the file could not be read)."""
 
