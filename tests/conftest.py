@@ -3,6 +3,7 @@ copy of the pi-written store, and the ``pitui`` command run in process."""
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import os
@@ -137,3 +138,18 @@ def utc() -> Iterator[None]:
     """UTC as the local time zone while the test runs (times are drawn in local time)."""
     with local_zone("UTC"):
         yield
+
+
+@pytest.fixture
+def collector() -> Iterator[None]:
+    """The test process's cyclic collector left as it was, whatever the test did to it (held,
+    released, frozen: :mod:`pitui.core.memory`)."""
+    from pitui.core import memory
+
+    was_enabled, frozen = gc.isenabled(), gc.get_freeze_count()
+    yield
+    memory.release_collector(freeze=False)
+    if gc.get_freeze_count() > frozen:
+        gc.unfreeze()
+    if was_enabled:
+        gc.enable()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import gc
 import random
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -74,18 +73,6 @@ async def test_the_picker_trims_after_rebuilding_rows(monkeypatch: pytest.Monkey
 
 
 # ---------------------------------------------------------------- the collector at start-up
-@pytest.fixture
-def collector() -> Iterator[None]:
-    """The test process's collector as it was, whatever the test did to it."""
-    was_enabled, frozen = gc.isenabled(), gc.get_freeze_count()
-    yield
-    memory.release_collector(freeze=False)
-    if gc.get_freeze_count() > frozen:
-        gc.unfreeze()
-    if was_enabled:
-        gc.enable()
-
-
 def test_the_collector_is_held_until_the_first_frame_then_skips_the_start_up(
     collector: None,
 ) -> None:

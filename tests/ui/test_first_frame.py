@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import gc
 import threading
-from collections.abc import Iterator
 
 import pytest
 from textual import events
@@ -37,16 +36,9 @@ def items() -> list[FakeItem]:
 
 
 @pytest.fixture
-def collector() -> Iterator[None]:
-    """The collector on, as in a new process; afterwards as it was."""
-    was_enabled, frozen = gc.isenabled(), gc.get_freeze_count()
+def collector_on(collector: None) -> None:
+    """The collector on, as in a new process (and afterwards as it was: ``collector``)."""
     gc.enable()
-    yield
-    memory.release_collector(freeze=False)
-    if gc.get_freeze_count() > frozen:
-        gc.unfreeze()
-    if was_enabled:
-        gc.enable()
 
 
 @pytest.fixture
@@ -64,7 +56,7 @@ def at_first_frame(monkeypatch: pytest.MonkeyPatch) -> list[tuple[bool, list[str
 
 
 async def test_the_collector_paused_for_the_start_up_runs_again_after_the_first_frame(
-    collector: None, at_first_frame: list[tuple[bool, list[str]]]
+    collector_on: None, at_first_frame: list[tuple[bool, list[str]]]
 ) -> None:
     memory.hold_collector()  # (as the command line does before it imports the app)
     app = fake_app(FakeCatalog(scopes={"current": items()}))
