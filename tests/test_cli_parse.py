@@ -62,6 +62,37 @@ def test_a_listing_imports_only_its_command(tmp_path: Path) -> None:
     assert loaded == ["pitui.cli", "pitui.cli.common", "pitui.cli.list", "pitui.cli.main"]
 
 
+def test_a_warm_listing_imports_neither_the_search_nor_the_reader(tmp_path: Path) -> None:
+    # a warm `pitui list --json` is a folder scan, one query and the threaded order (a fork
+    # included): pi's search, the full text and the session reader are for other commands
+    folder = tmp_path / "agent" / "sessions" / "--home-ana-proj--"
+    folder.mkdir(parents=True)
+    (folder / "parent.jsonl").write_bytes(jsonl(user("u1", None)))
+    fork = {**HEADER, "id": "0195aaaa-0000-7000-8000-000000000002"}
+    fork["parentSession"] = str(folder / "parent.jsonl")
+    (folder / "fork.jsonl").write_bytes(jsonl(user("u1", None), header=fork))
+    env = {"PI_CODING_AGENT_DIR": str(tmp_path / "agent"), "XDG_CACHE_HOME": str(tmp_path)}
+    listing = "from pitui.cli.main import main\nassert main(['list', '--all', '--json']) == 0\n"
+    probe = (
+        listing + "import sys\nprint(sorted(m for m in sys.modules if m.startswith('pitui.core')))"
+    )
+    for _run in ("cold", "warm"):  # (the second from the index)
+        done = subprocess.run(
+            [sys.executable, "-c", probe],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            env={**os.environ, **env},
+            check=True,
+        )
+    assert '"parentSessionPath": "' + str(folder / "parent.jsonl") in done.stdout
+    loaded = json.loads(done.stdout.strip().splitlines()[-1].replace("'", '"'))
+    assert not {
+        "pitui.core.search", "pitui.core.fulltext", "pitui.core.summary", "pitui.core.session",
+        "pitui.core.session_info", "pitui.core.js",
+    } & set(loaded)  # fmt: skip
+
+
 def test_the_picker_is_parsed_without_importing_the_commands() -> None:
     code = (
         "import pitui.cli.app as app\n"

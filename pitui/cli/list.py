@@ -164,7 +164,7 @@ def _print_table(rows: list[Row[SessionInfo]], scope: str, named: bool, store: S
 
 
 def _full_text(store: Store, scope: Scope, args: argparse.Namespace) -> int:
-    from pitui.core.store import hit_snippet
+    from pitui.core.fulltext import hit_snippet
 
     with progress_line("Indexing") as progress:
         store.sync_fts(scope, progress=progress)

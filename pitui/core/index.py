@@ -26,7 +26,6 @@ the live rows.
 from __future__ import annotations
 
 import contextlib
-import glob
 import marshal
 import os
 import sqlite3
@@ -35,11 +34,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pitui.core.fulltext import FtsResult, FtsTask, TextHit, fts_match_expression
 from pitui.core.record import Record
 
 if TYPE_CHECKING:
-    # (imported where used: a warm listing needs none of the parsing code)
+    # (imported where used: a warm listing needs neither the parsing code nor the full text)
+    from pitui.core.fulltext import FtsResult, FtsTask, TextHit
     from pitui.core.session_info import SessionInfo
     from pitui.core.summary import FileSummary, Resume
 
@@ -228,6 +227,8 @@ class Index:
     def _drop_old_files(self) -> None:
         if self.path is None:
             return
+        import glob
+
         for pattern in _OLD_CACHE_FILES:
             for leftover in glob.glob(os.path.join(glob.escape(str(self.path.parent)), pattern)):
                 with contextlib.suppress(OSError):
@@ -543,6 +544,8 @@ class Index:
 
     def fts_todo(self, paths: Iterable[str]) -> list[FtsTask]:
         """Sessions among ``paths`` whose full-text rows lag behind their listing offset."""
+        from pitui.core.fulltext import FtsTask
+
         wanted = [p for p in paths if _storable(p)]
 
         def op(conn: sqlite3.Connection) -> list[FtsTask]:
@@ -619,6 +622,8 @@ class Index:
         (a common word) comes newest first instead (``rank`` is ``None``): ranking hundreds of
         thousands of matches would take seconds. ``paths`` restricts hits to those files.
         """
+        from pitui.core.fulltext import TextHit, fts_match_expression
+
         expression = fts_match_expression(query)
         if expression is None:
             return []

@@ -36,11 +36,12 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Generic, Literal, NamedTuple, TypeVar
+from typing import Any, Final, Literal
 
 from pitui.core import search_texts
 from pitui.core.js import JS_WHITESPACE, JS_WHITESPACE_RUN, js_lower, js_trim, utf16_units
 from pitui.core.jsregex import compile_js_regex
+from pitui.core.order import Row, S, flat_row, threaded_rows
 from pitui.core.paths import default_normalize_path
 from pitui.core.search_texts import (
     Prepared,
@@ -442,23 +443,6 @@ def _walk_tables(
 # ---------------------------------------------------------------------------------------------
 
 
-S = TypeVar("S", bound=SearchableSession)
-
-
-class Row(NamedTuple, Generic[S]):
-    """One picker row: the session, its depth in the threaded forest and its tree prefix."""
-
-    item: S
-    depth: int = 0
-    prefix: str = ""
-
-
-def _flat_row(item: S) -> Row[S]:
-    # tuple.__new__ skips NamedTuple's Python-level __new__ with defaults: rows are made for
-    # every matching session on every key press.
-    return tuple.__new__(Row, (item, 0, ""))
-
-
 def has_name(name: str | None) -> bool:
     """A name counts when it is non-empty after JavaScript's trim."""
     return name is not None and js_trim(name) != ""
@@ -514,8 +498,8 @@ def filter_and_sort(
     base = named_filter(items) if named_only else list(items)
     if not js_trim(query):
         if mode == "threaded":
-            return _threaded_rows(base, normalize_path)
-        return [_flat_row(item) for item in base]
+            return threaded_rows(base, normalize_path)
+        return [flat_row(item) for item in base]
     parsed = parse_query(query)
     if parsed.error is not None:
         return []
@@ -552,82 +536,4 @@ def filter_and_sort(
         order.sort(key=newest.__getitem__)
         order.sort(key=scores.__getitem__)
         matched = [matched[k] for k in order]
-    return [_flat_row(item) for item in matched]
-
-
-def _threaded_rows(items: list[S], normalize_path: Callable[[str], str]) -> list[Row[S]]:
-    """The threaded forest (§2.4), walked depth first, with pi's tree prefixes.
-
-    pitui deviations from pi (which loses such sessions): every session appears exactly once.
-    Two sessions with the same normalized path are both shown (a parent link goes to the later
-    one, like pi's map); a session that is its own parent, or a parent cycle, becomes a root
-    where the cycle is detected.
-    """
-    count = len(items)
-    by_key = {normalize_path(item.path): index for index, item in enumerate(items)}
-    parent: list[int | None] = []
-    for item in items:
-        raw = item.parent_session_path
-        parent.append(by_key.get(normalize_path(raw)) if raw else None)
-
-    # Break self-parents and cycles: walk each chain once; a node met again on the current
-    # chain closes a cycle and becomes a root.
-    state = [0] * count  # 0 = unseen, 1 = on the current chain, 2 = done
-    for start in range(count):
-        chain: list[int] = []
-        node: int | None = start
-        while node is not None and state[node] == 0:
-            state[node] = 1
-            chain.append(node)
-            node = parent[node]
-        if node is not None and state[node] == 1:
-            parent[node] = None
-        for visited in chain:
-            state[visited] = 2
-
-    roots: list[int] = []
-    children: list[list[int]] = [[] for _ in range(count)]
-    for index in range(count):
-        p = parent[index]
-        if p is None:
-            roots.append(index)
-        else:
-            children[p].append(index)
-
-    # Latest activity in each subtree ([new] pi 1.6.0 ordering): children before parents.
-    latest = [item.modified for item in items]
-    order: list[int] = []
-    stack = list(roots)
-    while stack:
-        node_index = stack.pop()
-        order.append(node_index)
-        stack.extend(children[node_index])
-    for node_index in reversed(order):
-        p = parent[node_index]
-        if p is not None and latest[node_index] > latest[p]:
-            latest[p] = latest[node_index]
-
-    def newest_first(nodes: list[int]) -> None:
-        nodes.sort(key=lambda k: -latest[k])  # stable: ties keep input order
-
-    newest_first(roots)
-    for kids in children:
-        if len(kids) > 1:
-            newest_first(kids)
-
-    rows: list[Row[S]] = []
-    # (node, depth, ancestor part of the prefix for this node, is last among its siblings)
-    walk: list[tuple[int, int, str, bool]] = [(r, 0, "", False) for r in reversed(roots)]
-    while walk:
-        node_index, depth, ancestors, is_last = walk.pop()
-        if depth == 0:
-            rows.append(Row(items[node_index]))
-            child_ancestors = "   "  # the root level never draws a line
-        else:
-            rows.append(Row(items[node_index], depth, ancestors + ("└─ " if is_last else "├─ ")))
-            child_ancestors = ancestors + ("   " if is_last else "│  ")
-        kids = children[node_index]
-        last_kid = len(kids) - 1
-        for position in range(last_kid, -1, -1):
-            walk.append((kids[position], depth + 1, child_ancestors, position == last_kid))
-    return rows
+    return [flat_row(item) for item in matched]

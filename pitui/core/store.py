@@ -25,7 +25,6 @@ The picker's search, sort modes and Named filter (ui §2.4-§2.6) are :mod:`pitu
 
 from __future__ import annotations
 
-import heapq
 import marshal
 import operator
 import os
@@ -36,14 +35,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 
 from pitui.core import paths, pools
-from pitui.core.fulltext import TextHit, hit_snippet
 from pitui.core.index import Index
-from pitui.core.order import PathKeys, ordered, path_keys
+from pitui.core.order import PathKeys, Row, S, ordered, path_keys
 from pitui.core.scan import Candidate, Key, Scan, Unreadable, scan_dirs, subdirs
 
 if TYPE_CHECKING:
-    # (imported where used: a warm listing needs neither the parsing code nor the search)
-    from pitui.core.search import Row, S, SearchableSession, SortMode
+    # (imported where used: a warm listing needs neither the parsing code, the search nor the
+    # full text)
+    from pitui.core.fulltext import TextHit
+    from pitui.core.search import SearchableSession, SortMode
     from pitui.core.session_info import SessionInfo
     from pitui.core.summary import FileSummary, Resume
 
@@ -54,8 +54,6 @@ __all__ = [
     "Scope",
     "SessionInfo",
     "Store",
-    "TextHit",
-    "hit_snippet",
     "newest_named",
     "sort_sessions",
 ]
@@ -129,6 +127,8 @@ def newest_named(folders: Iterable[str]) -> list[SessionInfo]:
     """The sessions among the :data:`NEWEST_NAMED` newest ``.jsonl`` names of ``folders``
     (pi's names start with the creation time), each read now; unreadable or big files, and
     files that are no session, are left out. A first page when the index has none."""
+    import heapq
+
     from pitui.core.session_info import SessionInfo
     from pitui.core.summary import summarise_file
 
@@ -375,9 +375,9 @@ class Store:
         ``mode``'s order (the bytes of :func:`~pitui.cli.common.json_text` of their
         ``to_json()``), or ``None`` when a session's JSON needs the standard encoder. Each
         session's element comes from its index row; only changed files are read."""
-        listed = self.load_listed(scope, progress=progress)
         elements = [
-            item.listing for item in ordered(listed, mode, named_only, self._path_keys(listed))
+            item.listing
+            for item in self.order(self.load_listed(scope, progress=progress), mode, named_only)
         ]
         if None in elements:
             return None
@@ -694,7 +694,12 @@ class Store:
     ) -> list[S]:
         """The picker's row order without a search query (what :meth:`rows` gives then), for
         records like :class:`Listed` that have no searchable text."""
-        return ordered(items, mode, named_only, self._path_keys(items))
+        keys = self._path_keys(items)
+        if named_only:
+            from pitui.core.search import named_filter
+
+            items = named_filter(items)
+        return ordered(items, mode, keys)
 
     def _path_keys(self, sessions: Sequence[SearchableSession]) -> PathKeys:
         """The threaded view's path normalisation (see :func:`~pitui.core.order.path_keys`)."""

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol, cast
 
 from pitui.core import paths
+from pitui.core.fulltext import hit_snippet
 from pitui.core.labels import ListedLabel, listed_labels
 from pitui.core.search import Row
 from pitui.core.session_info import ListedSession, SessionInfo
-from pitui.core.store import Store, hit_snippet
+from pitui.core.store import Store
 
 Scope = Literal["current", "all"]
 SortMode = Literal["threaded", "recent", "relevance"]
