@@ -7,17 +7,18 @@ sessions whose header cwd is the current folder, unless that directory is the de
 creates a directory; only the index creates its cache directory.
 
 A listing is a scan of the folders (:mod:`pitui.core.scan`), the index's rows for the files whose
-key is unchanged (:class:`~pitui.core.index.Index`, the one cache), and summaries of the others:
-a file that grew is read from where it stopped, the rest in the store's process pool
-(:mod:`pitui.core.pools`, the one parallelism), newest first, handed out in batches with
-progress ``(loaded, total)`` so a picker can paint before the whole store is read.
+key is unchanged (:class:`~pitui.core.index.Index`, the one cache), and summaries of the others
+(:mod:`pitui.core.reread`: a file that grew is read from where it stopped, the rest whole, in the
+store's process pool, newest first), handed out in batches with progress ``(loaded, total)`` so
+a picker can paint before the whole store is read.
 ``Store(use_index=False)`` computes everything from the files (the reference the index must
 agree with). The picker's first page (:meth:`Store.first_page`) is the index's newest rows.
 
-:meth:`Store.load_listed` is ``pitui list --json``'s fast path: :class:`Listed` records (the sort
-fields and the session's JSON text, ready to print) instead of a :class:`SessionInfo` each; the
-threaded order of such records (:func:`~pitui.core.order.threaded_order`) sends only the
-sessions in a fork relation through the forest.
+:meth:`Store.load_listed` is ``pitui list --json``'s fast path: records of
+:class:`~pitui.core.listed.Listed` (the sort fields and the session's JSON text, ready to print)
+instead of a :class:`SessionInfo` each; the threaded order of such records
+(:func:`~pitui.core.order.threaded_order`) sends only the sessions in a fork relation through the
+forest.
 
 The picker's search, sort modes and Named filter (ui §2.4-§2.6) are :mod:`pitui.core.search`;
 :meth:`Store.rows` applies them to a loaded list.
@@ -26,17 +27,17 @@ The picker's search, sort modes and Named filter (ui §2.4-§2.6) are :mod:`pitu
 from __future__ import annotations
 
 import marshal
-import operator
 import os
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from pitui.core import paths, pools
 from pitui.core.index import Index
+from pitui.core.listed import Listed, modified_of, path_of
 from pitui.core.order import PathKeys, Row, S, ordered, path_keys
+from pitui.core.reread import Progress, reread, stale_files
 from pitui.core.scan import Candidate, Key, Scan, Unreadable, scan_dirs, subdirs
 
 if TYPE_CHECKING:
@@ -59,49 +60,10 @@ __all__ = [
 ]
 
 Scope = Literal["current", "all"]
-Progress = Callable[[int, int], None]  # (loaded, total)
 
 FIRST_PAGE_SIZE = 150  # rows of a first page: more than the tallest terminal shows
 NEWEST_NAMED = 8  # sessions read for a first page when the index has none
 NEWEST_NAMED_MAX_BYTES = 2 * 1024 * 1024  # (a big session is left to the listing)
-# Summaries handed out (and stored) together: at most this many files, or what came in this long.
-GROUP_FILES = 1000
-GROUP_SECONDS = 0.25
-# A file to summarise: (path, folder, key).
-_Stale = tuple[str, str, Key]
-
-
-class Listed(NamedTuple):
-    """A listed session as ``pitui list --json`` needs it: what orders and filters it, and its
-    element of the JSON array (:func:`~pitui.core.session_info.listing_element`; ``None`` when
-    orjson cannot write it). A :class:`~pitui.core.search.SearchableSession` whose searchable
-    text has no message text (like a :class:`SessionInfo` before its texts are loaded)."""
-
-    path: str
-    modified: int
-    parent_session_path: str | None
-    name: str | None
-    cwd: str
-    id: str
-    listing: bytes | None
-
-    @property
-    def search_text(self) -> str:
-        from pitui.core.search import searchable_text
-
-        return searchable_text(self.id, self.name, "", self.cwd)
-
-    @classmethod
-    def of(cls, info: SessionInfo, listing: bytes | None) -> Listed:
-        return cls(
-            info.path, info.modified, info.parent_session_path, info.name, info.cwd, info.id,
-            listing,
-        )  # fmt: skip
-
-
-# sort keys of Listed records (path, modified), and a Listed of a plain tuple, at C speed
-_path_of = operator.itemgetter(0)
-_modified_of = operator.itemgetter(1)
 
 
 def sort_sessions(sessions: Iterable[SessionInfo]) -> list[SessionInfo]:
@@ -359,8 +321,8 @@ class Store:
             found.extend(cast("list[Listed]", batch))
         # (-modified, path) as stable sorts on C-level keys (modified is an int); ties are rare
         if len({item.modified for item in found}) < len(found):
-            found.sort(key=_path_of)
-        found.sort(key=_modified_of, reverse=True)
+            found.sort(key=path_of)
+        found.sort(key=modified_of, reverse=True)
         return found
 
     def listed_json(
@@ -446,10 +408,20 @@ class Store:
         if ready:
             yield ready
         if stale:
-            yield from self._summarised(
-                _folders_of(stale, scanned), old_keys, (loaded, total), progress, cancel, texts,
-                keep, brief,
-            )  # fmt: skip
+            yield from reread(
+                stale_files(stale, scanned),
+                old_keys,
+                (loaded, total),
+                index=index,
+                workers=self.workers,
+                read_texts=texts or self.collect_texts,
+                keep_texts=texts,
+                keep=keep,
+                brief=brief,
+                known=self._known,
+                progress=progress,
+                cancel=cancel,
+            )
 
     @staticmethod
     def _match(
@@ -527,76 +499,6 @@ class Store:
                 if folder in scanned or (every and os.path.dirname(folder) == root)
             ]
         )
-
-    def _summarised(
-        self,
-        stale: list[_Stale],
-        old_keys: dict[str, Key],
-        counts: tuple[int, int],
-        progress: Progress | None,
-        cancel: threading.Event | None,
-        texts: bool,
-        keep: Callable[[Any], bool] | None,
-        brief: bool,
-    ) -> Iterator[list[SessionInfo] | list[Listed]]:
-        """Batches of the sessions of ``stale`` files, summarised newest first (a file that
-        grew from where it stopped), as :meth:`_iter` hands them out; the index keeps them."""
-        from pitui.core.session_info import SessionInfo
-
-        loaded, total = counts
-        index = self.index
-        # newest first (ties by path): the first rows a picker paints are the ones on top
-        stale.sort(key=lambda c: (-c[2][1], c[0]))
-        resumes = self._resumes(stale, old_keys)
-        tasks = [(path, resumes.get(path)) for path, _, _ in stale]
-        sizes = [
-            key[0] - (resumes[path].offset if path in resumes else 0) for path, _, key in stale
-        ]
-        dir_of = {path: folder for path, folder, _ in stale}
-        batches = pools.summaries(tasks, sizes, cancel, texts or self.collect_texts, self.workers)
-        for results in _grouped(batches):
-            # texts not in the index (not asked to cache, or it could not store them) stay here
-            stored = index is not None and index.put(results, dir_of)
-            keep_texts = not brief and (texts or not stored)
-            batch: list[Any] = []
-            for result in results:
-                loaded += 1
-                if progress is not None:
-                    progress(loaded, total)  # per file, as pi reports it
-                if result.row is None:
-                    continue
-                if brief and result.brief is not None:  # (no SessionInfo: the worker's fields)
-                    listed = Listed(result.path, *result.brief, result.listing)
-                    if keep is None or keep(listed):
-                        batch.append(listed)
-                    continue
-                session = SessionInfo.from_row(result.path, result.key[0], result.row)
-                if keep is not None and not keep(session):
-                    continue
-                if brief:
-                    batch.append(Listed.of(session, result.listing))
-                    continue
-                if keep_texts:
-                    session.all_messages_text = result.search_text
-                self._known[result.path] = (result.key, session)
-                batch.append(session)
-            if batch:
-                yield batch
-
-    def _resumes(self, stale: list[_Stale], old_keys: dict[str, Key]) -> dict[str, Resume]:
-        """Where to resume the files that only grew: sessions are append-only, so a file that
-        grew (same inode) is read from where it stopped (the worker also checks its first line
-        and the bytes before that offset). A file that changed without growing (touched,
-        edited in place) is read again whole."""
-        index = self.index
-        resumable = [
-            path
-            for path, _, key in stale
-            if (old := old_keys.get(path)) is not None
-            and (old[2], old[3]) == (key[2], key[3])
-            and key[0] > old[0]
-        ]
-        return index.resumes(resumable) if index is not None and resumable else {}
 
     # ---------------------------------------------------------------- search
 
@@ -785,34 +687,3 @@ class Store:
                     and self._in_scope(info)
                 ]
         return index.fts_search(query, limit=limit, paths=allowed)
-
-
-def _grouped(batches: Iterator[list[FileSummary]]) -> Iterator[list[FileSummary]]:
-    """The pool's batches joined into fewer, bigger ones (one index transaction each, a tenth
-    of a cold listing's time in the parent when each had its own): the first as it comes (a
-    picker paints it), then what came within :data:`GROUP_SECONDS`, up to :data:`GROUP_FILES`
-    files."""
-    group: list[FileSummary] = []
-    first = True
-    since = 0.0
-    for results in batches:
-        if not group:
-            since = time.monotonic()
-        group.extend(results)
-        if first or len(group) >= GROUP_FILES or time.monotonic() - since >= GROUP_SECONDS:
-            yield group
-            group = []
-            first = False
-    if group:
-        yield group
-
-
-def _folders_of(stale: list[str], scanned: Scan) -> list[_Stale]:
-    """The files to summarise with their folder and key."""
-    wanted = set(stale)
-    return [
-        (path, folder, key)
-        for folder, found in scanned.items()
-        for path, key in found.items()
-        if key is not None and path in wanted
-    ]
