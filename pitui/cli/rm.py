@@ -143,8 +143,8 @@ def _validate(args: argparse.Namespace) -> None:
 
 
 def _info_for(path: str) -> SessionInfo | None:
+    from pitui.core.file_summary import summarise_file
     from pitui.core.session_info import SessionInfo
-    from pitui.core.summary import summarise_file
 
     summary = summarise_file(path)
     if summary.row is None:

@@ -38,9 +38,9 @@ from pitui.core.record import Record
 
 if TYPE_CHECKING:
     # (imported where used: a warm listing needs neither the parsing code nor the full text)
+    from pitui.core.file_summary import FileSummary, Resume
     from pitui.core.fulltext import FtsResult, FtsTask, TextHit
     from pitui.core.session_info import SessionInfo
-    from pitui.core.summary import FileSummary, Resume
 
 __all__ = [
     "FTS_RANK_MAX",
@@ -392,7 +392,7 @@ class Index:
         """Where parsing of ``paths`` stopped, for files that look like they only grew."""
         paths = [p for p in paths if _storable(p)]
 
-        from pitui.core.summary import Resume
+        from pitui.core.file_summary import Resume
 
         def op(conn: sqlite3.Connection) -> dict[str, Resume]:
             found: dict[str, Resume] = {}

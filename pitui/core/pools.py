@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     import multiprocessing.context
     from concurrent.futures import Future, ProcessPoolExecutor
 
+    from pitui.core.file_summary import FileSummary, Resume
     from pitui.core.fulltext import FtsResult, FtsTask
-    from pitui.core.summary import FileSummary, Resume
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -96,7 +96,7 @@ def summarise_many(
     tasks: Sequence[tuple[str, Resume | None]], texts: bool = True
 ) -> list[FileSummary]:
     """Pool task: one unreadable or unexpected file must not stop the others."""
-    from pitui.core.summary import FileSummary, summarise_file
+    from pitui.core.file_summary import FileSummary, summarise_file
 
     out: list[FileSummary] = []
     for path, resume in tasks:

@@ -24,9 +24,9 @@ from pitui.core.listed import Listed
 from pitui.core.scan import Key, Scan
 
 if TYPE_CHECKING:
+    from pitui.core.file_summary import FileSummary, Resume
     from pitui.core.index import Index
     from pitui.core.session_info import SessionInfo
-    from pitui.core.summary import FileSummary, Resume
 
 __all__ = ["GROUP_FILES", "GROUP_SECONDS", "Stale", "grouped", "reread", "resumes", "stale_files"]
 

@@ -43,10 +43,10 @@ from pitui.core.scan import Candidate, Key, Scan, Unreadable, scan_dirs, subdirs
 if TYPE_CHECKING:
     # (imported where used: a warm listing needs neither the parsing code, the search nor the
     # full text)
+    from pitui.core.file_summary import FileSummary, Resume
     from pitui.core.fulltext import TextHit
     from pitui.core.search import SearchableSession, SortMode
     from pitui.core.session_info import SessionInfo
-    from pitui.core.summary import FileSummary, Resume
 
 __all__ = [
     "Candidate",
@@ -91,8 +91,8 @@ def newest_named(folders: Iterable[str]) -> list[SessionInfo]:
     files that are no session, are left out. A first page when the index has none."""
     import heapq
 
+    from pitui.core.file_summary import summarise_file
     from pitui.core.session_info import SessionInfo
-    from pitui.core.summary import summarise_file
 
     names: list[tuple[str, str]] = []
     for folder in folders:

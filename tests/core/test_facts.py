@@ -9,11 +9,11 @@ import pytest
 
 from pitui.cli.inspect import inspect_json
 from pitui.core.facts import last_activity_ms, model_text, session_facts
+from pitui.core.file_summary import summarise_file
 from pitui.core.js import js_date_ms, parse_iso_ms
 from pitui.core.session import Session
 from pitui.core.session_info import SessionInfo
 from pitui.core.stats import collect_stats
-from pitui.core.summary import summarise_file
 from tests.conftest import CORPORA, fixture_sessions
 from tests.core.sessiondata import assistant, entry, jsonl, user
 

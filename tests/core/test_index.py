@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+import pitui.core.file_summary as file_summary_module
 import pitui.core.summary as summary_module
 from pitui.core.fulltext import TextHit, fts_match_expression, hit_snippet
 from pitui.core.index import Index
@@ -146,13 +147,13 @@ def test_texts_not_read_by_a_listing_are_read_once_when_a_search_needs_them(
         hits = store.rows(sessions, "again 2", "relevance", False)
         assert [row.item.id for row in hits] == ["s2"]
     read: list[str] = []
-    original = summary_module.summarise_file
+    original = file_summary_module.summarise_file
 
     def spy(path: str, *args: Any, **kwargs: Any) -> Any:
         read.append(path)
         return original(path, *args, **kwargs)
 
-    monkeypatch.setattr(summary_module, "summarise_file", spy)
+    monkeypatch.setattr(file_summary_module, "summarise_file", spy)
     with indexed(agent, tmp_path, collect_texts=False) as again:  # the index has them now
         sessions = again.load("all")
         again.load_texts(sessions)
@@ -240,7 +241,7 @@ def test_unchanged_files_are_not_read(
     def fail(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("an unchanged file was parsed")
 
-    monkeypatch.setattr("pitui.core.summary.summarise_file", fail)  # (store imports it late)
+    monkeypatch.setattr("pitui.core.file_summary.summarise_file", fail)  # (store imports it late)
     monkeypatch.setattr("pitui.core.pools.summarise_many", fail)
     with indexed(agent, tmp_path) as store:
         assert [s.to_json() for s in store.load("all")] == first

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
+from pitui.core.file_summary import summarise_file
 from pitui.core.labels import apply_label, listed_labels
 from pitui.core.session import Session
 from pitui.core.store import Store
-from pitui.core.summary import summarise_file
 from tests.conftest import CORPORA, FIXTURES, fixture_sessions
 from tests.core.sessiondata import HEADER, entry, jsonl, ts, user
 

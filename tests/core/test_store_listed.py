@@ -467,7 +467,7 @@ def test_a_file_read_with_an_error_is_not_kept_in_the_output(
     agent: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from pitui.core import pools
-    from pitui.core.summary import FileSummary
+    from pitui.core.file_summary import FileSummary
 
     failing = str(agent / "sessions" / FOLDER / "s2.jsonl")
     original = pools.summarise_many

@@ -12,18 +12,11 @@ import orjson
 import pytest
 
 from pitui.core.content_text import joined_text
+from pitui.core.file_summary import FileSummary, Resume, summarise_file
 from pitui.core.js import utf16_len
 from pitui.core.session import Session
 from pitui.core.session_info import SessionInfo
-from pitui.core.summary import (
-    NO_MESSAGES,
-    FileSummary,
-    Resume,
-    SummaryState,
-    dump_json,
-    load_json,
-    summarise_file,
-)
+from pitui.core.summary import NO_MESSAGES, SummaryState, dump_json, load_json
 from tests.conftest import CORPORA, FIXTURES, PI_LISTED_KEYS, fixture_sessions
 from tests.core.sessiondata import HEADER, assistant, chain, entry, jsonl, ts, user
 

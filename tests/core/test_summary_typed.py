@@ -16,7 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pitui.core.summary import SummaryState, summarise_file
+from pitui.core.file_summary import summarise_file
+from pitui.core.summary import SummaryState
 from tests.conftest import FIXTURES
 from tests.core.sessiondata import HEADER, ts
 from tests.core.test_damage_property import damaged_file
