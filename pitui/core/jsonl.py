@@ -15,6 +15,7 @@ import mmap
 import os
 from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
+from itertools import islice
 from typing import Any
 
 import orjson
@@ -169,6 +170,38 @@ class Lines:
             self.end_offset = pos
             self.next_line_no = line_no + 1
 
+    def batches(self) -> Iterator[tuple[int, int, list[bytes]]]:
+        """The rest of the source as lists of lines, for a caller that decodes many lines at
+        once (split in C, no Python per line): ``(line_no, offset, lines)``, ``lines[0]`` being
+        line ``line_no`` at ``offset``, each with its ``\n`` (but the unterminated last line,
+        once ``final``, held back as pending before), blank ones included (the caller's). The
+        end state is what iterating leaves. The first line of a file is read by iterating (its
+        byte order mark)."""
+        pos = self.end_offset
+        if pos == 0:
+            raise ValueError("Lines.batches: the first line is read by iterating (its BOM)")
+        line_no = self.next_line_no
+        for base, data, last in self._blocks(pos):
+            stream = io.BytesIO(data) if isinstance(data, bytes) else data
+            stream.seek(pos - base)
+            while lines := _read_lines(stream):
+                tail = lines[-1]
+                if tail[-1:] != b"\n":  # the block's last line, without its \n
+                    if not last:
+                        lines.pop()  # the next block starts with it
+                    elif not self._final:
+                        lines.pop()
+                        self.pending = len(tail)
+                    else:
+                        self._tail = pos + sum(map(len, lines)) - len(tail)
+                    if not lines:
+                        break
+                yield line_no, pos, lines
+                pos += sum(map(len, lines))
+                line_no += len(lines)
+                self.end_offset = pos  # (where _blocks reads on)
+                self.next_line_no = line_no
+
     def chunks(self) -> Iterator[memoryview]:
         """The rest of the source as buffers of whole lines, for a caller that decodes many
         lines at once: each ends with ``\n`` (but the unterminated last line, once ``final``);
@@ -229,6 +262,13 @@ class Lines:
                 f"a JSON {type(value).__name__}, not an object",
             )
         )
+
+
+def _read_lines(stream: io.BytesIO | mmap.mmap) -> list[bytes]:
+    """The next lines of ``stream``, about :data:`CHUNK_SIZE` bytes of them (all of a read)."""
+    if isinstance(stream, io.BytesIO):
+        return stream.readlines(CHUNK_SIZE)
+    return list(islice(iter(stream.readline, b""), 256))
 
 
 def read_lines(

@@ -12,17 +12,21 @@ skips every other value without building it (a tool result's output, a user's co
 lines of a big pi session that is about 0.5x of orjson's full parse, and no dict per line.
 
 Every field is declared with the type pi writes, and the ones the index needs are required. A
-line where one is missing or of another type (a hostile or damaged file), a message of another
-role, a content block of another type, or a line that is not JSON, fails to decode with
-:data:`DecodeError` and is read by the reference path instead (parsed whole, then
-:func:`make_meta`), as are the other entry types (a few lines in a hundred). The pydantic
+line where one is missing or of another type (a hostile or damaged file), a content block of
+another type, an entry type or a role pi does not write, or a line that is not JSON, fails to
+decode with :data:`DecodeError` and is read by the reference path instead (parsed whole, then
+:func:`make_meta`). The other entry types and roles pi writes (a few lines in a hundred) decode
+to :class:`Other` (or a message of another role), nothing read, and take the reference path
+too: so the lines of a block decode at once, in one C loop (:func:`scan`), and only a block
+holding a line that does not decode is decoded line by line. The pydantic
 models of :mod:`pitui.core.models` stay the library's boundary: they validate whole entries,
 lazily, for what is drawn or returned.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from itertools import accumulate, count, filterfalse
+from typing import Annotated, Any
 
 import msgspec
 from msgspec import UNSET, Meta, Raw, Struct
@@ -32,9 +36,9 @@ from pitui.core.jsonl import Lines
 from pitui.core.problems import Problem, ProblemKind
 
 __all__ = [
-    "DUPLICATE_HEADER", "NO_PARENT_KEY", "UNSET", "AssistantMessage", "DecodeError", "EntryMeta",
-    "Line", "Scan", "ToolResultMessage", "Usage", "UserMessage", "attach", "decode_line",
-    "make_meta", "scan", "visible_text",
+    "DUPLICATE_HEADER", "NO_PARENT_KEY", "UNSET", "AnyLine", "AssistantMessage", "DecodeError",
+    "EntryMeta", "Line", "Other", "Scan", "ToolResultMessage", "Usage", "UserMessage", "attach",
+    "decode_line", "make_meta", "scan", "visible_text",
 ]  # fmt: skip
 
 # What decode_line raises: not JSON, a value of another shape (msgspec's ValidationError is a
@@ -47,11 +51,11 @@ DecodeError = (msgspec.DecodeError, UnicodeDecodeError)
 Number = Annotated[int, Meta(ge=-(1 << 63), le=(1 << 63) - 1)] | float | None
 
 
-class Cost(Struct):
+class Cost(Struct, gc=False):
     total: Number = None
 
 
-class Usage(Struct):
+class Usage(Struct, gc=False):
     input: Number = None
     output: Number = None
     cacheRead: Number = None
@@ -66,7 +70,7 @@ class Usage(Struct):
                 cost.total if cost is not None else None)  # fmt: skip
 
 
-class _Block(Struct, tag_field="type"):
+class _Block(Struct, tag_field="type", gc=False):
     """A block of an assistant's content, by its type (a tagged union: a block of another
     type, or without one, fails the decode, and the line is read by the reference path)."""
 
@@ -85,7 +89,7 @@ class ThinkingBlock(_Block, tag="thinking"):
     """Nothing of it is read."""
 
 
-class _Message(Struct, tag_field="role"):
+class _Message(Struct, tag_field="role", gc=False):
     """A message of one of the three roles the fast path reads (a tagged union: another role,
     most lines of a big session being these, fails the decode and is read by the reference)."""
 
@@ -109,24 +113,99 @@ class ToolResultMessage(_Message, tag="toolResult"):
     usage: Usage | None = None
 
 
-class Line(Struct):
+# The other roles pi writes: the line is read by the reference path (nothing decoded here).
+class _OtherMessage(_Message):
+    pass
+
+
+class _Bash(_OtherMessage, tag="bashExecution"): ...
+
+
+class _Custom(_OtherMessage, tag="custom"): ...
+
+
+class _Hook(_OtherMessage, tag="hookMessage"): ...
+
+
+class _BranchSummary(_OtherMessage, tag="branchSummary"): ...
+
+
+class _CompactionSummary(_OtherMessage, tag="compactionSummary"): ...
+
+
+class _System(_OtherMessage, tag="system"): ...
+
+
+class _Entry(Struct, tag_field="type", gc=False):
+    """A line by its entry type (a tagged union: a type pi does not write fails the decode)."""
+
+
+class Line(_Entry, tag="message"):
     """One message line as the fast path reads it: only a message line with every field the
     index needs, of the type pi writes, decodes (``parentId`` present, ``null`` for a root); any
     other line fails and is read by the reference path (:func:`make_meta`)."""
 
-    type: Literal["message"]
     id: str
     parentId: str | None
     timestamp: str
-    message: UserMessage | AssistantMessage | ToolResultMessage
+    message: (
+        UserMessage | AssistantMessage | ToolResultMessage | _Bash | _Custom | _Hook
+        | _BranchSummary | _CompactionSummary | _System
+    )  # fmt: skip
 
+
+# The other entry types pi writes (a few lines in a hundred), and a second session header:
+# nothing decoded, the line is read by the reference path. They decode so that a block of lines
+# holding them still decodes at once (see scan).
+class Other(_Entry):
+    pass
+
+
+class _Session(Other, tag="session"): ...
+
+
+class _Label(Other, tag="label"): ...
+
+
+class _SessionInfo(Other, tag="session_info"): ...
+
+
+class _ModelChange(Other, tag="model_change"): ...
+
+
+class _ThinkingLevel(Other, tag="thinking_level_change"): ...
+
+
+class _Compaction(Other, tag="compaction"): ...
+
+
+class _BranchSummaryEntry(Other, tag="branch_summary"): ...
+
+
+class _CustomEntry(Other, tag="custom"): ...
+
+
+class _CustomMessage(Other, tag="custom_message"): ...
+
+
+class _ContextEdit(Other, tag="context_edit"): ...
+
+
+class _UsageEntry(Other, tag="usage"): ...
+
+
+AnyLine = (
+    Line | _Session | _Label | _SessionInfo | _ModelChange | _ThinkingLevel | _Compaction
+    | _BranchSummaryEntry | _CustomEntry | _CustomMessage | _ContextEdit | _UsageEntry
+)  # fmt: skip
 
 # The decode alone, for a caller that checks the bytes itself (as decode_line does).
-decode_fields = msgspec.json.Decoder(Line).decode
+decode_fields = msgspec.json.Decoder(AnyLine).decode
 
 
-def decode_line(line: bytes) -> Line:
-    """The :class:`Line` of a JSON line; raises :data:`DecodeError` (or ``UnicodeDecodeError``).
+def decode_line(line: bytes) -> Line | Other:
+    """The :class:`Line` (an :class:`Other` for another entry type) of a JSON line; raises
+    :data:`DecodeError` (or ``UnicodeDecodeError``).
 
     msgspec skips the values it does not want without reading their bytes, so it would not see
     bytes that are not UTF-8 there (JSON.parse would replace them, and the reader reports it):
@@ -461,10 +540,12 @@ def scan(lines: Lines) -> Scan:
     :func:`make_meta` would, linking them as they come, with as little work per line as
     possible: besides the decode, this loop is most of the time to open a big session.
 
-    The common line, a user, assistant or tool result message with the fields pi always writes,
-    is decoded by :mod:`pitui.core.records` (only the fields the index keeps, in C). Any other
-    line (another entry type, a value of another type, not JSON, not UTF-8) is parsed whole and
-    read by :func:`make_meta`, the reference.
+    The lines come a block at a time (:meth:`Lines.batches`), decoded by :data:`decode_fields`
+    in one C loop (only the fields the index keeps). The common line, a user, assistant or tool
+    result message with the fields pi always writes, is read from that; any other line (another
+    entry type or role, a value of another type, not JSON, not UTF-8) is parsed whole and read
+    by :func:`make_meta`, the reference. A block holding a line that does not decode is decoded
+    line by line (:func:`_decode_each`).
     """
     part = Scan()
     entries = part.entries
@@ -482,133 +563,192 @@ def scan(lines: Lines) -> Scan:
     last_calls: tuple[str, ...] = ()
     raw_id: Any
     pid: Any
-    decode = decode_fields
-    decode_error = DecodeError
-    parse = lines.parse
+    rec: Any
     new = object.__new__
+    entry_meta = EntryMeta
+    line_type = Line
     assistant = AssistantMessage
     tool_result = ToolResultMessage
+    user = UserMessage
     tool_call = ToolCallBlock
     text_block = TextBlock
-    for line_no, start, end, line in lines:
-        try:
-            if not line.isascii():
-                line.decode()  # (see records.decode_line: msgspec skips values unread)
-            rec = decode(line)
-        except decode_error:
-            # not JSON, another entry type, a message of another role or with a value of
-            # another type: the reference path
-            obj = parse(line_no, start, line)
-            if obj is None:
-                continue
-            if obj.get("type") == "session":
-                part.dup_problems.append(
-                    Problem(ProblemKind.DUPLICATE_HEADER, line_no, start, DUPLICATE_HEADER)
-                )
-                continue
-            meta = make_meta(obj, line_no, start, end - start)
-            raw_id = meta.id
-            pid = meta.parent_id
-            if raw_id is None:
-                linked = False
-            if meta.role is None:
-                if meta.type == "label" or meta.type == "session_info":
-                    specials.append(meta)
-            elif meta.role == "assistant":
-                for call_id in meta.info[4]:
-                    tool_calls[call_id] = meta.uid
-        else:
-            message = rec.message
-            raw_id = rec.id
-            pid = rec.parentId
-            # EntryMeta(...), its fields set here: a call to a class with an __init__ costs a
-            # tenth of this loop's own work (test_fast_load checks that every field is set)
-            meta = new(EntryMeta)
-            meta.uid = meta.id = raw_id
-            meta.parent_id = pid
-            meta.type = "message"
-            meta.timestamp = rec.timestamp
-            meta.line = line_no
-            meta.offset = start
-            meta.length = end - start
-            meta.parent = meta.children = None
-            if type(message) is assistant:
-                content = message.content
-                has_text = False
-                call_ids: tuple[str, ...] = ()
-                if type(content) is list:
-                    for block in content:
-                        kind = type(block)
-                        if kind is tool_call:
-                            call_id = block.id  # type: ignore[union-attr]
-                            if call_id is not None:
-                                call_ids += (call_id,)
-                                tool_calls[call_id] = raw_id  # the last one wins, as pi's lookup
-                        elif kind is text_block and not has_text:
-                            has_text = visible_text(block.text)  # type: ignore[union-attr]
-                elif type(content) is str:
-                    has_text = bool(js_trim(content))
-                # Equal strings kept as one object (a big session holds 50k+ of each): less
-                # memory to fault in, which costs more than these comparisons.
-                provider = message.provider
-                if provider == last_provider:
-                    provider = last_provider
-                elif provider is not None:
-                    last_provider = provider
-                model = message.model
-                if model == last_model:
-                    model = last_model
-                elif model is not None:
-                    last_model = model
-                stop_reason = message.stopReason
-                if stop_reason == last_stop:
-                    stop_reason = last_stop
-                elif stop_reason is not None:
-                    last_stop = stop_reason
-                meta.info = (provider, model, stop_reason, has_text, call_ids)
-                last_calls = call_ids
-                meta.role = "assistant"
-                usage = message.usage
-                meta.usage = None if usage is None else usage.values()
-            elif type(message) is tool_result:
-                call_id = message.toolCallId
-                for known in last_calls:  # most often a call of the last assistant's
-                    if known == call_id:
-                        call_id = known  # one string kept, not two
-                        break
-                meta.info = (call_id,)
-                meta.role = "toolResult"
-                usage = message.usage
-                meta.usage = None if usage is None else usage.values()
+    for line_no, pos, batch in lines.batches():
+        records: list[Any] | None = _decode_batch(batch)
+        if records is None:
+            records = _decode_each(lines, part, line_no, pos, batch)
+        sizes = list(map(len, batch))
+        starts = accumulate(sizes, initial=pos)  # (one more than the lines: zip stops first)
+        numbers = count(line_no)
+        for line_no, start, size, rec, line in zip(numbers, starts, sizes, records, batch):  # noqa: B905
+            message = rec.message if type(rec) is line_type else None
+            kind = type(message)
+            if kind is assistant or kind is tool_result or kind is user:
+                raw_id = rec.id
+                pid = rec.parentId
+                # EntryMeta(...), its fields set here: a call to a class with an __init__ costs
+                # a tenth of this loop's own work (test_fast_load checks every field is set)
+                meta = new(entry_meta)
+                meta.uid = meta.id = raw_id
+                meta.parent_id = pid
+                meta.type = "message"
+                meta.timestamp = rec.timestamp
+                meta.line = line_no
+                meta.offset = start
+                meta.length = size - 1  # (the unterminated last line: see below)
+                meta.parent = meta.children = None
+                if kind is assistant:
+                    content = message.content  # type: ignore[union-attr]
+                    has_text = False
+                    call_ids: tuple[str, ...] = ()
+                    if type(content) is list:
+                        for block in content:
+                            block_kind = type(block)
+                            if block_kind is tool_call:
+                                call_id = block.id  # type: ignore[union-attr]
+                                if call_id is not None:
+                                    call_ids += (call_id,)
+                                    tool_calls[call_id] = raw_id  # the last one wins (pi)
+                            elif block_kind is text_block and not has_text:
+                                has_text = visible_text(block.text)  # type: ignore[union-attr]
+                    elif type(content) is str:
+                        has_text = bool(js_trim(content))
+                    # Equal strings kept as one object (a big session holds 50k+ of each): less
+                    # memory to fault in, which costs more than these comparisons.
+                    provider = message.provider  # type: ignore[union-attr]
+                    if provider == last_provider:
+                        provider = last_provider
+                    elif provider is not None:
+                        last_provider = provider
+                    model = message.model  # type: ignore[union-attr]
+                    if model == last_model:
+                        model = last_model
+                    elif model is not None:
+                        last_model = model
+                    stop_reason = message.stopReason  # type: ignore[union-attr]
+                    if stop_reason == last_stop:
+                        stop_reason = last_stop
+                    elif stop_reason is not None:
+                        last_stop = stop_reason
+                    meta.info = (provider, model, stop_reason, has_text, call_ids)
+                    last_calls = call_ids
+                    meta.role = "assistant"
+                    usage = message.usage  # type: ignore[union-attr]
+                    meta.usage = None if usage is None else usage.values()
+                elif kind is tool_result:
+                    call_id = message.toolCallId  # type: ignore[union-attr]
+                    for known in last_calls:  # most often a call of the last assistant's
+                        if known == call_id:
+                            call_id = known  # one string kept, not two
+                            break
+                    meta.info = (call_id,)
+                    meta.role = "toolResult"
+                    usage = message.usage  # type: ignore[union-attr]
+                    meta.usage = None if usage is None else usage.values()
+                else:
+                    meta.info = ()
+                    meta.role = "user"
+                    meta.usage = None
             else:
-                meta.info = ()
-                meta.role = "user"
-                meta.usage = None
-        entries.append(meta)  # not an alias: list.append called as a method is inlined
-        if linked:
-            # a duplicate id is not looked for here: it shows in len(by_id) at the end
-            if pid == previous_id:
-                parent = previous  # type: ignore[assignment]  # not None once previous_id is set
-            elif pid is None:
-                roots.append(meta)
+                if type(rec) is not entry_meta:
+                    if rec is None:
+                        continue  # blank, not usable, or a second header (reported)
+                    # another entry type or role: the reference path
+                    rec = _reference(lines, part, line_no, start, line)
+                    if rec is None:
+                        continue
+                meta = rec
+                raw_id = meta.id
+                pid = meta.parent_id
+                if raw_id is None:
+                    linked = False
+                if meta.role is None:
+                    if meta.type == "label" or meta.type == "session_info":
+                        specials.append(meta)
+                elif meta.role == "assistant":
+                    for call_id in meta.info[4]:
+                        tool_calls[call_id] = meta.uid
+            entries.append(meta)  # not an alias: list.append called as a method is inlined
+            if linked:
+                # a duplicate id is not looked for here: it shows in len(by_id) at the end
+                if pid == previous_id:
+                    meta.parent = previous
+                    meta.parent_id = previous_id  # one string kept, not two
+                    if previous.children is None:  # type: ignore[union-attr]  # set by then
+                        previous.children = [meta]  # type: ignore[union-attr]
+                    else:
+                        attach(previous, meta, branching)  # type: ignore[arg-type]
+                    by_id[raw_id] = meta
+                    previous = meta
+                    previous_id = raw_id
+                    continue
+                if pid is None:
+                    roots.append(meta)
+                    by_id[raw_id] = meta
+                    previous = meta
+                    previous_id = raw_id
+                    continue
+                else:
+                    try:
+                        parent = by_id[pid]
+                    except (KeyError, TypeError):  # not read yet, or not even a string
+                        linked = False
+                        continue
+                meta.parent = parent
+                meta.parent_id = parent.id  # one string kept, not two
+                if parent.children is None:
+                    parent.children = [meta]
+                else:
+                    attach(parent, meta, branching)
                 by_id[raw_id] = meta
                 previous = meta
                 previous_id = raw_id
-                continue
-            else:
-                try:
-                    parent = by_id[pid]
-                except (KeyError, TypeError):  # not read yet, or not even a string
-                    linked = False
-                    continue
-            meta.parent = parent
-            meta.parent_id = parent.id  # one string kept, not two
-            if parent.children is None:
-                parent.children = [meta]
-            else:
-                attach(parent, meta, branching)
-            by_id[raw_id] = meta
-            previous = meta
-            previous_id = raw_id
+        if line[-1:] != b"\n" and entries and entries[-1].offset == start:
+            entries[-1].length = size  # the unterminated last line (final) has no \n
     part.linked = linked and len(by_id) == len(entries)
     return part
+
+
+def _decode_batch(batch: list[bytes]) -> list[Line | Other] | None:
+    """Every line of ``batch`` decoded (in C), or ``None`` if one does not decode."""
+    try:
+        for line in filterfalse(bytes.isascii, batch):
+            line.decode()  # (see decode_line: msgspec skips values unread)
+        return list(map(decode_fields, batch))
+    except DecodeError:
+        return None
+
+
+def _decode_each(
+    lines: Lines, part: Scan, line_no: int, offset: int, batch: list[bytes]
+) -> list[Line | Other | EntryMeta | None]:
+    """A block some line of which does not decode, line by line: the decoded lines, the
+    reference's record of the others, ``None`` for a blank line or one not usable (reported)."""
+    records: list[Line | Other | EntryMeta | None] = []
+    for line in batch:
+        if line.isspace():
+            records.append(None)  # a blank line: skipped, as pi does
+        else:
+            try:
+                records.append(decode_line(line))
+            except DecodeError:
+                records.append(_reference(lines, part, line_no, offset, line))
+        line_no += 1
+        offset += len(line)
+    return records
+
+
+def _reference(
+    lines: Lines, part: Scan, line_no: int, offset: int, line: bytes
+) -> EntryMeta | None:
+    """The reference's record of one line (parsed whole, :func:`make_meta`); ``None`` (and a
+    problem) for a line that is not a JSON object or is a second session header."""
+    obj = lines.parse(line_no, offset, line)
+    if obj is None:
+        return None
+    if obj.get("type") == "session":
+        part.dup_problems.append(
+            Problem(ProblemKind.DUPLICATE_HEADER, line_no, offset, DUPLICATE_HEADER)
+        )
+        return None
+    length = len(line) - 1 if line[-1:] == b"\n" else len(line)
+    return make_meta(obj, line_no, offset, length)

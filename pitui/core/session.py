@@ -146,8 +146,10 @@ class Session:
                 self._load_fast(source, final=final)
             else:
                 self._load_reference(source, final=final)
-        if len(self.entries) >= _PROMOTE_ENTRIES:
-            promote_to_oldest()  # the index is long-lived
+            if len(self.entries) >= _PROMOTE_ENTRIES:
+                # the index is long-lived: out of the young generations before the collector
+                # runs again (its first young collection would scan all of it)
+                promote_to_oldest()
 
     def _check_header(self, obj: dict[str, Any], line: int) -> None:
         if line == 1 and obj.get("kind") == "header":
