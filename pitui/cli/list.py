@@ -112,7 +112,11 @@ def _print_listed(store: Store, scope: Scope, args: argparse.Namespace) -> bool:
     :func:`~pitui.cli.common.emit_json` of every ``to_json()``, without building them.
     False (nothing printed) when a session's JSON needs the standard encoder (lone surrogates).
     """
-    with progress_line("Loading") as progress:
+    from pitui.core.memory import collector_paused
+
+    # (a record per session and no cycles: the collector would only scan them, and what they
+    # hold lives until the process ends)
+    with collector_paused(freeze=True), progress_line("Loading") as progress:
         output = store.listed_json(scope, args.sort, args.named, progress=progress)
     if output is None:
         return False
