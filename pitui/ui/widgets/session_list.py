@@ -34,6 +34,10 @@ PIN_MARK = "⚑ "  # a pinned session (shown first in its scope)
 HIT_TITLE_SHARE = 0.4
 # A label row's label keeps up to this many cells before its session (right) is cut.
 LABEL_CELLS = 40
+# Rows drawn are kept (by everything that decides how they look) up to this many: a key typed
+# in the search shows rows seen a key or two ago (a backspace: all of them), drawn again for
+# nothing. A few screenfuls of the widest terminal.
+DRAWN_ROWS = 1024
 
 
 def cut_left(text: str, width: int) -> str:
@@ -130,6 +134,39 @@ class LazyRows(Sequence[ListRow]):
         return changed
 
 
+class _Look(NamedTuple):
+    """The styles a row is drawn with, taken from the CSS once per paint: the widget's own
+    style (``rich_style`` walks every ancestor) and each component's colour and text style,
+    without its background (the row's background shows through every part of a row)."""
+
+    base: Style
+    selected: Style  # base with the selected row's background
+    cursor: Style
+    prefix: Style
+    named: Style
+    current: Style
+    confirm: Style
+    right: Style
+    live: Style
+    pinned: Style
+    label: Style
+    snippet: Style
+    match: Style
+    empty: Style
+
+
+def _colour_and_text_style(style: Style) -> Style:
+    return Style(
+        color=style.color,
+        bold=style.bold,
+        dim=style.dim,
+        italic=style.italic,
+        underline=style.underline,
+        strike=style.strike,
+        reverse=style.reverse,
+    )
+
+
 class SessionList(ScrollView, can_focus=False):
     """A virtual list of :class:`ListRow`; the screen owns the data and the selection."""
 
@@ -182,6 +219,9 @@ class SessionList(ScrollView, can_focus=False):
         self._index: dict[str, int] | None = None  # key -> first row, made when asked for
         self._empty_text = ""
         self._confirm_key: str | None = None
+        self._look: _Look | None = None  # (taken again at each paint)
+        # rows drawn: (row, selected, confirming, right part as drawn, width) -> its line
+        self._drawn: dict[tuple[ListRow, bool, bool, str, int], Strip] = {}
 
     # ------------------------------------------------------------------------------ data
     @property
@@ -280,20 +320,59 @@ class SessionList(ScrollView, can_focus=False):
             self.selected = index
 
     # --------------------------------------------------------------------------- drawing
+    def render_lines(self, crop: Region) -> list[Strip]:
+        look = self._take_look()
+        if look != self._look:
+            self._look = look
+            self._drawn.clear()  # (another theme: every row looks different)
+        return super().render_lines(crop)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._look = None
+
+    def _take_look(self) -> _Look:
+        base = self.rich_style
+
+        def part(name: str) -> Style:
+            return _colour_and_text_style(self.get_component_rich_style(name))
+
+        selected_bg = self.get_component_rich_style("session-list--selected").bgcolor
+        return _Look(
+            base,
+            base + Style(bgcolor=selected_bg),
+            *(part(f"session-list--{name}") for name in _Look._fields[2:]),
+        )
+
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         index = y + int(self.scroll_offset.y)
-        base = self.rich_style
+        look = self._look
+        if look is None:
+            look = self._look = self._take_look()
+        base = look.base
         if not self._rows:
             if y == 0 and self._empty_text:
-                style = base + self._part("session-list--empty")
+                style = base + look.empty
                 return Strip(
                     [Segment(one_line(self._empty_text, width), style)]
                 ).adjust_cell_length(width, base)
             return Strip.blank(width, base)
         if index >= len(self._rows):
             return Strip.blank(width, base)
-        return self._render_row(self._rows[index], index == self.selected, width, base)
+        row = self._rows[index]
+        selected = index == self.selected
+        confirming = row.key == self._confirm_key
+        right = "" if row.snippet else self.right_text(row)
+        key = (row, selected, confirming, right, width)
+        strip = self._drawn.get(key)
+        if strip is None:
+            strip = self._render_row(row, selected, confirming, right, width, look)
+            drawn = self._drawn
+            if len(drawn) >= DRAWN_ROWS:
+                del drawn[next(iter(drawn))]  # (the oldest)
+            drawn[key] = strip
+        return strip
 
     def right_text(self, row: ListRow) -> str:
         """The right part as drawn now: the screen's part plus the age at this moment."""
@@ -302,21 +381,7 @@ class SessionList(ScrollView, can_focus=False):
         age = format_age(row.modified, self.clock() * 1000)
         return one_line(f"{row.right} {age}" if row.right else age)
 
-    def _part(self, name: str) -> Style:
-        """A component's colour and text style, without its background: the row's background
-        (selected or not) shows through every part of a row."""
-        style = self.get_component_rich_style(name)
-        return Style(
-            color=style.color,
-            bold=style.bold,
-            dim=style.dim,
-            italic=style.italic,
-            underline=style.underline,
-            strike=style.strike,
-            reverse=style.reverse,
-        )
-
-    def _snippet(self, row: ListRow, room: int, row_style: Style) -> Text:
+    def _snippet(self, row: ListRow, room: int, row_style: Style, look: _Look) -> Text:
         """The snippet cut to ``room`` cells so the match shows, the match highlighted."""
         snippet = row.snippet
         match = row.match
@@ -326,54 +391,48 @@ class SessionList(ScrollView, can_focus=False):
             snippet, lead = snippet[cut:], "…"
             match = (match[0] - cut, match[1] - cut)
         text = Text(lead + one_line(snippet, max(room - len(lead), 0)), no_wrap=True, end="")
-        text.stylize(row_style + self._part("session-list--snippet"))
+        text.stylize(row_style + look.snippet)
         if match is not None:
             start, end = match[0] + len(lead), match[1] + len(lead)
-            text.stylize(self._part("session-list--match"), start, end)
+            text.stylize(look.match, start, end)
         return text
 
-    def _render_row(self, row: ListRow, selected: bool, width: int, base: Style) -> Strip:
-        style_of = self._part
-        if selected:
-            row_style = base + Style(bgcolor=self.get_component_rich_style(
-                "session-list--selected").bgcolor)  # fmt: skip
-        else:
-            row_style = base
-        confirming = row.key == self._confirm_key
+    def _render_row(
+        self, row: ListRow, selected: bool, confirming: bool, right: str, width: int, look: _Look
+    ) -> Strip:
+        """The line of ``row``; ``right``: its right part as drawn now (see :meth:`right_text`)."""
+        row_style = look.selected if selected else look.base
         cursor = "› " if selected else "  "
         prefix = row.prefix
         mark = LIVE_MARK if row.live else ""
         pin = PIN_MARK if row.pinned else ""
         title_style = row_style
         if row.label:
-            title_style += style_of("session-list--label")
+            title_style += look.label
         elif confirming:
-            title_style += style_of("session-list--confirm")
+            title_style += look.confirm
         elif row.current:
-            title_style += style_of("session-list--current")
+            title_style += look.current
         elif row.named:
-            title_style += style_of("session-list--named")
+            title_style += look.named
         if selected:
             title_style += Style(bold=True)
         line = Text(no_wrap=True, overflow="ellipsis", end="")
-        line.append(cursor, row_style + style_of("session-list--cursor") if selected else row_style)
-        line.append(prefix, row_style + style_of("session-list--prefix"))
+        line.append(cursor, row_style + look.cursor if selected else row_style)
+        line.append(prefix, row_style + look.prefix)
         if pin:
-            line.append(pin, row_style + style_of("session-list--pinned"))
+            line.append(pin, row_style + look.pinned)
         if mark:
-            line.append(mark, row_style + style_of("session-list--live"))
+            line.append(mark, row_style + look.live)
         fixed = cell_len(cursor) + cell_len(prefix) + cell_len(pin) + cell_len(mark)
         if row.snippet:
             room = max(10, int((width - fixed) * HIT_TITLE_SHARE))
             title = one_line(row.title, room)
             line.append(title, title_style)
             line.append("  ", row_style)
-            line.append_text(self._snippet(row, max(width - line.cell_len, 0), row_style))
+            line.append_text(self._snippet(row, max(width - line.cell_len, 0), row_style, look))
             return Strip(list(line.render(self.app.console))).adjust_cell_length(width, row_style)
-        right = self.right_text(row)
-        right_style = row_style + style_of(
-            "session-list--confirm" if confirming else "session-list--right"
-        )
+        right_style = row_style + (look.confirm if confirming else look.right)
         # pi: the title gets width − 2 − prefix − (right + 2) cells, never fewer than 10
         room = max(10, width - fixed - (cell_len(right) + 2 if right else 0))
         if row.label:  # the label is what the row is about: the right part gives way first

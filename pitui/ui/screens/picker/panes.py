@@ -70,6 +70,15 @@ class PickerPanes:
         """The preview waits for typing to pause before it follows the selected row."""
         return self._preview_timer is not None
 
+    def typing(self) -> None:
+        """The query changed: a preview due for the rows of the query before is dropped (its
+        session would be read while this key's rows are filtered and drawn); the rows of this
+        one follow the selection again (:meth:`follow_selection`)."""
+        self.typed_at = time.monotonic()
+        if self._preview_timer is not None:
+            self._preview_timer.stop()
+            self._preview_timer = None
+
     def follow_selection(self) -> None:
         """Show the selected session in the preview after the rows paint, or once typing
         pauses (:data:`PREVIEW_AFTER_TYPING`)."""

@@ -422,7 +422,7 @@ class PickerScreen(Screen[None]):
 
     @on(Input.Changed, "#picker-search")
     def _on_query(self, event: Input.Changed) -> None:
-        self.panes.typed_at = time.monotonic()
+        self.panes.typing()
         self.preview.interrupt()
         self.state.set_query(event.value)
         self.refilter()
