@@ -417,19 +417,19 @@ class SessionList(ScrollView, can_focus=False):
             title_style += look.named
         if selected:
             title_style += Style(bold=True)
-        line = Text(no_wrap=True, overflow="ellipsis", end="")
-        line.append(cursor, row_style + look.cursor if selected else row_style)
-        line.append(prefix, row_style + look.prefix)
+        parts = [
+            (cursor, row_style + look.cursor if selected else row_style),
+            (prefix, row_style + look.prefix),
+        ]
         if pin:
-            line.append(pin, row_style + look.pinned)
+            parts.append((pin, row_style + look.pinned))
         if mark:
-            line.append(mark, row_style + look.live)
+            parts.append((mark, row_style + look.live))
         fixed = cell_len(cursor) + cell_len(prefix) + cell_len(pin) + cell_len(mark)
         if row.snippet:
             room = max(10, int((width - fixed) * HIT_TITLE_SHARE))
-            title = one_line(row.title, room)
-            line.append(title, title_style)
-            line.append("  ", row_style)
+            parts += [(one_line(row.title, room), title_style), ("  ", row_style)]
+            line = Text.assemble(*parts, end="")
             line.append_text(self._snippet(row, max(width - line.cell_len, 0), row_style, look))
             return Strip(list(line.render(self.app.console))).adjust_cell_length(width, row_style)
         right_style = row_style + (look.confirm if confirming else look.right)
@@ -438,14 +438,16 @@ class SessionList(ScrollView, can_focus=False):
         if row.label:  # the label is what the row is about: the right part gives way first
             room = max(room, min(cell_len(row.title), LABEL_CELLS, width - fixed - 12))
         title = one_line(row.title, room)
-        line.append(title, title_style)
-        used = line.cell_len
+        parts.append((title, title_style))
+        used = fixed + cell_len(title)
         if right:
             gap = width - used - cell_len(right)
             if gap < 1:
                 # keep the end (count and age); a long path loses its beginning instead
                 right = cut_left(right, max(width - used - 1, 0))
                 gap = 1 if right else 0
-            line.append(" " * gap, row_style)
-            line.append(right, right_style)
-        return Strip(list(line.render(self.app.console))).adjust_cell_length(width, row_style)
+            parts += [(" " * gap, row_style), (right, right_style)]
+            used += gap + cell_len(right)
+        # the segments a Text of these parts renders to, without making the Text
+        segments = [Segment(text, style) for text, style in parts if text]
+        return Strip(segments, used).adjust_cell_length(width, row_style)
