@@ -19,8 +19,10 @@ gets the same treatment: the floor of any Textual app in this terminal, on this 
   list and its ``(n/N)`` counter exactly as pitui draws them once it has settled on that query
   (taken in a first, untimed pass). A key whose rows look the same as the previous key's is left
   out (its time would be 0). The empty app gets the same keys; its time is the echo of each key.
-- **Another checkout** (``--compare DIR``): its pitui types the same keys in the same run, kind
-  by kind between the empty app's and this checkout's, for a before/after at the same load.
+- **Another checkout** (``--compare DIR``): its pitui types the same keys in the same run, for a
+  before/after at the same load. The programs take turns pass by pass (each kind: an untimed
+  pass on each, then a timed pass of each program, ``--repeats`` times): a change of load on
+  the shared machine falls on all of them, not on one kind of one program.
 - **Burst**: the whole text sent at once (faster than any result comes): the time until its
   rows show, and how many other queries' lists were drawn on the way (0 when only the latest
   query is drawn).
@@ -136,9 +138,19 @@ class KindResult:
     first_use: float  # seconds from the text (all at once) to its settled screen, the first time
 
 
-def measure_kind(
-    session: str, signature: Callable[[str], str], kind: Kind, repeats: int
-) -> KindResult:
+@dataclass
+class Typed:
+    """A kind typed once, untimed, on one program: the screens its keys settle on."""
+
+    steps: list[tuple[str, bool]]
+    before: str  # the screen with the search empty
+    start_screen: str  # after the kind's prefix
+    references: list[str]  # the screen each step settles on
+    measured: list[int]  # the steps whose screen differs from the one before
+    first_use: float
+
+
+def type_once(session: str, signature: Callable[[str], str], kind: Kind) -> Typed:
     shown = signature(term.pane(session))
     clear(session)
     before = settle(session, signature, shown)  # (unchanged after CHANGE_WAIT: already clear)
@@ -167,33 +179,66 @@ def measure_kind(
     measured = [
         i for i, ref in enumerate(references) if ref != (references[i - 1] if i else start_screen)
     ]
+    return Typed(steps, before, start_screen, references, measured, first_use)
+
+
+def timed_pass(session: str, signature: Callable[[str], str], typed: Typed) -> list[float]:
+    """Each key's time to its screen, the keys left out (see the module's docstring) dropped."""
     times: list[float] = []
-    for _ in range(repeats):
-        for i, step in enumerate(steps):
-            wanted = references[i]
-            begin = time.perf_counter()
-            send_step(session, step)
-            took = term.wait_for(session, partial(shows, signature, wanted), KEY_TIMEOUT, begin)
-            if i in measured:
-                times.append(took)
-            time.sleep(GAP)
-    # the burst: the whole text at once; which other lists show before its own
+    for i, step in enumerate(typed.steps):
+        wanted = typed.references[i]
+        begin = time.perf_counter()
+        send_step(session, step)
+        took = term.wait_for(session, partial(shows, signature, wanted), KEY_TIMEOUT, begin)
+        if i in typed.measured:
+            times.append(took)
+        time.sleep(GAP)
+    return times
+
+
+def burst(
+    session: str, signature: Callable[[str], str], kind: Kind, typed: Typed
+) -> tuple[float, int]:
+    """The whole text at once: seconds to its rows, and how many other lists showed first."""
+    references = typed.references
     final = references[len(kind.text) - 1]
     seen: set[str] = set()
     begin = time.perf_counter()
     term.send(session, kind.text, literal=True)
-    burst = float("nan")
+    took = float("nan")
     while time.perf_counter() - begin < KEY_TIMEOUT:
         screen = signature(term.pane(session))
         if screen == final:
-            burst = time.perf_counter() - begin
+            took = time.perf_counter() - begin
             break
         seen.add(screen)
         time.sleep(term.POLL)
     others = len(seen & set(references[: len(kind.text) - 1]) - {final})
     clear(session)
-    settle(session, signature, before)
-    return KindResult(times, len(steps) - len(measured), burst, others, first_use)
+    settle(session, signature, typed.before)
+    return took, others
+
+
+def measure_kinds(
+    apps: list[str], signature_of: Callable[[str], Callable[[str], str]], repeats: int
+) -> dict[str, dict[str, KindResult]]:
+    """Every kind on every program (a tmux session each, all running): for each kind, each
+    program types it once untimed, then the timed passes take turns (a pass of each program,
+    ``repeats`` times), then the bursts: a change of load during a run falls on all of them."""
+    results: dict[str, dict[str, KindResult]] = {app: {} for app in apps}
+    for kind in KINDS:
+        typed = {app: type_once(f"bench-keys-{app}", signature_of(app), kind) for app in apps}
+        times: dict[str, list[float]] = {app: [] for app in apps}
+        for _ in range(repeats):
+            for app in apps:
+                times[app] += timed_pass(f"bench-keys-{app}", signature_of(app), typed[app])
+        for app in apps:
+            took, others = burst(f"bench-keys-{app}", signature_of(app), kind, typed[app])
+            left_out = len(typed[app].steps) - len(typed[app].measured)
+            results[app][kind.name] = KindResult(
+                times[app], left_out, took, others, typed[app].first_use
+            )
+    return results
 
 
 # -------------------------------------------------------------------------- first frame
@@ -277,12 +322,10 @@ def bench_store(
         print(f"  pitui rows     {' '.join(f'{t:.3f}' for t in rows_first)}")
         print(f"  pitui all rows {' '.join(f'{t:.3f}' for t in all_first)}")
 
-        # every program runs in its own terminal at once; the kinds are measured in turn on
-        # each, so that they all see the same load
+        # every program runs in its own terminal at once; they take turns (measure_kinds)
         apps = {"empty": (empty_cmd, env), "pitui": (pitui_cmd, env)}
         if compare is not None:
             apps["other"] = (pitui_cmd, {**env, "PYTHONPATH": str(compare)})
-        results: dict[str, dict[str, KindResult]] = {name: {} for name in apps}
         try:
             for app, (command, app_env) in apps.items():
                 session = f"bench-keys-{app}"
@@ -296,12 +339,9 @@ def bench_store(
                 # the first search reads the texts from the index: once, before the keys timed
                 term.send(session, "re:^$", literal=True)
                 term.wait_for_text(session, "No sessions found", timeout=300)
-            for kind in KINDS:
-                for app in apps:
-                    signature = whole if app == "empty" else list_part
-                    results[app][kind.name] = measure_kind(
-                        f"bench-keys-{app}", signature, kind, repeats
-                    )
+            results = measure_kinds(
+                list(apps), lambda app: whole if app == "empty" else list_part, repeats
+            )
         finally:
             for app in apps:
                 term.stop(f"bench-keys-{app}")
