@@ -161,6 +161,8 @@ class PickerScreen(Screen[None]):
 
     def on_screen_resume(self) -> None:
         # back from the session view: the file may have changed there (branch switch, labels)
+        if not self._frame_shown:
+            return  # (the start: the rows' first frame first; the preview follows them after it)
         item = self.selected_item
         if item is not None and self.is_mounted:
             self.preview.show(item.path, entry_id=self.selected_entry, force=True)
