@@ -19,10 +19,11 @@ gets the same treatment: the floor of any Textual app in this terminal, on this 
   list and its ``(n/N)`` counter exactly as pitui draws them once it has settled on that query
   (taken in a first, untimed pass). A key whose rows look the same as the previous key's is left
   out (its time would be 0). The empty app gets the same keys; its time is the echo of each key.
-- **Another checkout** (``--compare DIR``): its pitui types the same keys in the same run, for a
-  before/after at the same load. The programs take turns pass by pass (each kind: an untimed
-  pass on each, then a timed pass of each program, ``--repeats`` times): a change of load on
-  the shared machine falls on all of them, not on one kind of one program.
+- **Another checkout** (``--compare DIR``): its first frames between this checkout's, and its
+  pitui types the same keys in the same run, for a before/after at the same load. The programs
+  take turns pass by pass (each kind: an untimed pass on each, then a timed pass of each
+  program, ``--repeats`` times): a change of load on the shared machine falls on all of them,
+  not on one kind of one program.
 - **Burst**: the whole text sent at once (faster than any result comes): the time until its
   rows show, and how many other queries' lists were drawn on the way (0 when only the latest
   query is drawn).
@@ -307,25 +308,33 @@ def bench_store(
         term.warm_index(env)
         empty_cmd = term.empty_app_command()
         pitui_cmd = f"{sys.executable} -m pitui --all"
+        other_env = {**env, "PYTHONPATH": str(compare)} if compare is not None else None
         first_frame(empty_cmd, env, lambda s: "> " in s)  # bytecode, page cache
         pitui_first_frames(env, total)
+        if other_env is not None:
+            pitui_first_frames(other_env, total)
         empty_first: list[float] = []
         rows_first: list[float] = []
         all_first: list[float] = []
-        for _ in range(runs):  # interleaved: both see the same load
+        other_first: list[float] = []
+        for _ in range(runs):  # interleaved: all see the same load
             empty_first.append(first_frame(empty_cmd, env, lambda s: "> " in s))
             rows, everything = pitui_first_frames(env, total)
             rows_first.append(rows)
             all_first.append(everything)
+            if other_env is not None:
+                other_first.append(pitui_first_frames(other_env, total)[0])
         print(f"first frame (load {load()}), s:")
         print(f"  empty app      {' '.join(f'{t:.3f}' for t in empty_first)}")
         print(f"  pitui rows     {' '.join(f'{t:.3f}' for t in rows_first)}")
         print(f"  pitui all rows {' '.join(f'{t:.3f}' for t in all_first)}")
+        if other_env is not None:
+            print(f"  other rows     {' '.join(f'{t:.3f}' for t in other_first)}")
 
         # every program runs in its own terminal at once; they take turns (measure_kinds)
         apps = {"empty": (empty_cmd, env), "pitui": (pitui_cmd, env)}
-        if compare is not None:
-            apps["other"] = (pitui_cmd, {**env, "PYTHONPATH": str(compare)})
+        if other_env is not None:
+            apps["other"] = (pitui_cmd, other_env)
         try:
             for app, (command, app_env) in apps.items():
                 session = f"bench-keys-{app}"
@@ -413,6 +422,10 @@ def bench_store(
             f" (target +{frame_target:.2f}: {'met' if first_delta <= frame_target else 'NOT met'})"
         )
         report["first_frame_met"] = first_delta <= frame_target
+        if other_first:
+            other_delta = median(other_first) - median(empty_first)
+            print(f"  the other checkout's first frame with rows: {other_delta:+.3f} s, same run")
+            report["keys_other"]["first_rows_over_empty_s"] = round(other_delta, 3)
         return report
     finally:
         shutil.rmtree(work, ignore_errors=True)
