@@ -311,5 +311,4 @@ def _usage_tokens(meta: EntryMeta) -> int | None:
     usage = meta.usage
     if meta.role != "assistant" or usage is None:
         return None
-    numbers = [u if type(u) in (int, float) else 0 for u in usage]
-    return int(numbers[0] + numbers[1] + numbers[2] + numbers[3])
+    return int(usage[0] + usage[1] + usage[2] + usage[3])  # (counted: finite numbers)

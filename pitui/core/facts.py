@@ -55,9 +55,8 @@ _FLOAT_MAX = int(sys.float_info.max)
 
 
 def usage_numbers(usage: Any) -> Usage:
-    """``(input, output, cacheRead, cacheWrite, cost)`` of a usage as :class:`EntryMeta` keeps it
-    (``(input, output, cacheRead, cacheWrite, totalTokens, cost.total)`` as found) or of a raw
-    ``usage`` object; non-numbers are 0."""
+    """``(input, output, cacheRead, cacheWrite, cost)`` of a raw ``usage`` object, counted
+    (non-numbers are 0), or of a usage as :class:`EntryMeta` keeps it (counted on load)."""
     if isinstance(usage, dict):
         cost = usage.get("cost")
         return (
@@ -67,7 +66,7 @@ def usage_numbers(usage: Any) -> Usage:
             _num(usage.get("cacheWrite")),
             _num(cost.get("total")) if isinstance(cost, dict) else 0.0,
         )
-    return (_num(usage[0]), _num(usage[1]), _num(usage[2]), _num(usage[3]), _num(usage[5]))
+    return usage  # type: ignore[no-any-return]
 
 
 @dataclass(slots=True)
@@ -88,7 +87,7 @@ class Stats:
     cost: float = 0.0
 
     def add_usage(self, usage: Any) -> None:
-        """Add a usage as found (see :func:`usage_numbers`)."""
+        """Add a usage (a raw object, or a record's: see :func:`usage_numbers`)."""
         self.add_numbers(usage_numbers(usage))
 
     def add_numbers(self, numbers: Usage) -> None:
@@ -164,11 +163,7 @@ def tally(metas: Iterable[EntryMeta]) -> Stats:
         usage = meta.usage
         if usage is None:
             continue
-        if type(usage) is tuple:
-            a, b, c, d, _, e = usage
-            a, b, c, d, e = _num(a), _num(b), _num(c), _num(d), _num(e)
-        else:
-            a, b, c, d, e = usage_numbers(usage)
+        a, b, c, d, e = usage  # counted on load (usage_numbers)
         inp += a
         out += b
         read += c

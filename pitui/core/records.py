@@ -26,11 +26,12 @@ lazily, for what is drawn or returned.
 from __future__ import annotations
 
 from itertools import accumulate, count, filterfalse
-from typing import Annotated, Any
+from typing import Any
 
 import msgspec
-from msgspec import UNSET, Meta, Raw, Struct
+from msgspec import UNSET, Raw, Struct
 
+from pitui.core.facts import usage_numbers
 from pitui.core.js import JS_WHITESPACE, js_trim, label_text
 from pitui.core.jsonl import Lines
 from pitui.core.problems import Problem, ProblemKind
@@ -45,29 +46,29 @@ __all__ = [
 # DecodeError), bytes that are not UTF-8.
 DecodeError = (msgspec.DecodeError, UnicodeDecodeError)
 
-# A JSON number as JSON.parse (and orjson) reads it: an integer past 64 bits becomes a double
-# there, while msgspec would keep it whole; a line with an integer outside int64 is read by the
-# reference path.
-Number = Annotated[int, Meta(ge=-(1 << 63), le=(1 << 63) - 1)] | float | None
-
 
 class Cost(Struct, gc=False):
-    total: Number = None
+    total: float = 0.0
 
 
 class Usage(Struct, gc=False):
-    input: Number = None
-    output: Number = None
-    cacheRead: Number = None
-    cacheWrite: Number = None
-    totalTokens: Number = None
+    """A usage as the index counts it (:func:`pitui.core.facts.usage_numbers`): the parts are
+    ``float``, which msgspec reads a JSON integer into as ``float(int)`` does and refuses for a
+    number out of a double's range, ``null``, a string or a boolean (the line is then read by
+    the reference path, where such a part counts 0): every value here is finite, an absent one
+    0, as there."""
+
+    input: float = 0.0
+    output: float = 0.0
+    cacheRead: float = 0.0
+    cacheWrite: float = 0.0
     cost: Cost | None = None
 
-    def values(self) -> tuple[Any, ...]:
-        """``(input, output, cacheRead, cacheWrite, totalTokens, cost.total)`` as found."""
+    def values(self) -> tuple[float, float, float, float, float]:
+        """``(input, output, cacheRead, cacheWrite, cost.total)``."""
         cost = self.cost
-        return (self.input, self.output, self.cacheRead, self.cacheWrite, self.totalTokens,
-                cost.total if cost is not None else None)  # fmt: skip
+        return (self.input, self.output, self.cacheRead, self.cacheWrite,
+                cost.total if cost is not None else 0.0)  # fmt: skip
 
 
 class _Block(Struct, tag_field="type", gc=False):
@@ -295,7 +296,7 @@ class EntryMeta:
     parent: EntryMeta | None
     children: list[EntryMeta] | None
     role: str | None
-    usage: Any  # (input, output, cacheRead, cacheWrite, totalTokens, cost) as found, or None
+    usage: Any  # (input, output, cacheRead, cacheWrite, cost) as counted, or None
     info: tuple[Any, ...]
 
     def __init__(self, uid: str, entry_id: str | None, parent_id: Any, etype: str,
@@ -387,19 +388,8 @@ def _str_or_none(value: Any) -> str | None:
 
 
 def _usage(value: Any) -> Any:
-    # Kept as found (validated when summed): building floats for 100k entries costs load time.
-    if type(value) is not dict:
-        return None
-    cost = value.get("cost")
-    get = value.get
-    return (
-        get("input"),
-        get("output"),
-        get("cacheRead"),
-        get("cacheWrite"),
-        get("totalTokens"),
-        cost.get("total") if type(cost) is dict else None,
-    )
+    # counted once, here (a tally over 100k entries then only adds)
+    return usage_numbers(value) if type(value) is dict else None
 
 
 def _tool_call_ids(content: Any) -> tuple[str, ...]:
