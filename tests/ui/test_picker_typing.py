@@ -83,6 +83,37 @@ async def test_keys_typed_faster_than_results_draw_only_the_latest_query() -> No
         assert titles(app) == [row.item.first_message for row in expected]
 
 
+async def test_rows_of_a_query_the_box_no_longer_holds_are_not_drawn() -> None:
+    """Keys that come in one read reach the screen one message at a time: the rows of the query
+    it last saw, if they come before the change of the box, are not drawn (the box's are)."""
+    catalog = FakeCatalog(scopes={"current": items(40)})
+    app = fake_app(catalog)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = picker(app)
+        await pilot.press("c")
+        await settle(pilot)
+        drawn: list[str] = []
+        set_rows = screen.session_list.set_rows
+
+        def recording(rows: Sequence[ListRow], **kwargs: Any) -> None:
+            drawn.append(screen.state.query)
+            set_rows(rows, **kwargs)
+
+        screen.session_list.set_rows = recording  # type: ignore[method-assign]
+        state = screen.state
+        with screen.loader.filter_lock:
+            late = screen.loader.filtered(state.filter_request(), set())  # (the rows of "c")
+        screen.search.insert_text_at_cursor("ache")  # (its change is posted, not yet handled)
+        screen.rows.filtered(late)
+        assert drawn == []
+        await wait_for(pilot, lambda: drawn[-1:] == ["cache"], what="the box's query's rows")
+        await settle(pilot)
+        assert drawn == ["cache"]
+        expected = filter_and_sort(catalog.scopes["current"], "cache", "threaded")
+        assert titles(app) == [row.item.first_message for row in expected]
+
+
 def test_lazy_rows_make_only_the_rows_asked_for() -> None:
     listed = items(1000)
     rows = filter_and_sort(listed, "", "recent")

@@ -84,6 +84,10 @@ class PickerRows:
         screen.trim_due = True
         if message.key != state.filter_request().key or entry_mode(state.query):
             return  # an older request: a newer one is on its way
+        if screen.search.value != state.query:
+            # typed since, its change not yet seen here (keys that come in one read reach the
+            # screen one message at a time): the rows of the query in the box come next
+            return
         shown = state.shown
         shown.hits, shown.items = [], message.items
         session_list = screen.session_list
