@@ -12,6 +12,7 @@ from typing import Any
 from pitui.core.search import Row, filter_and_sort
 from pitui.ui.catalog import PickerItem, SortMode
 from pitui.ui.screens.picker.loader import PickerLoader, list_rows
+from pitui.ui.screens.picker.screen import PickerScreen
 from pitui.ui.screens.picker.state import FilterRequest
 from pitui.ui.widgets.session_list import LazyRows, ListRow, SessionList
 from tests.ui.picker_kit import (
@@ -53,20 +54,27 @@ class SlowCatalog(FakeCatalog):
         return super().rows(items, query, mode, named_only)
 
 
+def drawn_queries(screen: PickerScreen) -> list[str]:
+    """The query held each time the list's rows are set from now on (the list filled as they
+    are)."""
+    drawn: list[str] = []
+    set_rows = screen.session_list.set_rows
+
+    def recording(rows: Sequence[ListRow], **kwargs: Any) -> None:
+        drawn.append(screen.state.query)
+        set_rows(rows, **kwargs)
+
+    screen.session_list.set_rows = recording  # type: ignore[method-assign]
+    return drawn
+
+
 async def test_keys_typed_faster_than_results_draw_only_the_latest_query() -> None:
     catalog = SlowCatalog(scopes={"current": items(40)})
     app = fake_app(catalog)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = picker(app)
-        drawn: list[str] = []
-        set_rows = screen.session_list.set_rows
-
-        def recording(rows: Sequence[ListRow], **kwargs: Any) -> None:
-            drawn.append(screen.state.query)
-            set_rows(rows, **kwargs)
-
-        screen.session_list.set_rows = recording  # type: ignore[method-assign]
+        drawn = drawn_queries(screen)
         catalog.asked.clear()
         catalog.busy.clear()
         await pilot.press("c")
@@ -93,14 +101,7 @@ async def test_rows_of_a_query_the_box_no_longer_holds_are_not_drawn() -> None:
         screen = picker(app)
         await pilot.press("c")
         await settle(pilot)
-        drawn: list[str] = []
-        set_rows = screen.session_list.set_rows
-
-        def recording(rows: Sequence[ListRow], **kwargs: Any) -> None:
-            drawn.append(screen.state.query)
-            set_rows(rows, **kwargs)
-
-        screen.session_list.set_rows = recording  # type: ignore[method-assign]
+        drawn = drawn_queries(screen)
         state = screen.state
         with screen.loader.filter_lock:
             late = screen.loader.filtered(state.filter_request(), set())  # (the rows of "c")
