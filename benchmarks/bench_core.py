@@ -11,11 +11,14 @@ read a session):
 - whole process: ``python -m pitui inspect --json FILE`` (to its last byte of output), against
   the same loop run as a whole process (interpreter start and imports included).
 
-They alternate (orjson, pitui, orjson, ...) so that a busy machine slows them alike; the best, the
-median and the ratio within each pair are printed (this machine's speed drifts from minute to
-minute: a pair runs within a second or two). Peak RSS (``ru_maxrss`` of each process, the file's
-mapped pages included) is printed beside the file's size. Targets (issue 18): ratio <= 1.0 for
-both pairs, peak RSS <= file size + 80 MB.
+A third pair times pitui's typed decode of every line alone (the reads and decode of
+``Session.open``, no record, link or report): the floor of the open, so that what the ratios above
+it hold is seen as the index's own Python work. They alternate (orjson, pitui, orjson, ...) so that
+a busy machine slows them alike; the best, the median and the ratio within each pair are printed
+(this machine's speed drifts from minute to minute: a pair runs within a second or two). Peak RSS
+(``ru_maxrss`` of each process, the file's mapped pages included) is printed beside the file's
+size. Targets (issue 18): ratio <= 1.0 for the open and inspect pairs, peak RSS <= file size +
+80 MB.
 """
 
 from __future__ import annotations
@@ -49,6 +52,30 @@ with open(path, "rb") as handle:
         end = size if end < 0 else end
         loads(buf[pos:end])
         pos = end + 1
+elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+print(elapsed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, cpu)
+"""
+
+# pitui's own typed decode of every line (records.decode_fields over Lines.batches, the reads
+# of Session.open), keeping nothing: what opening costs before any record, link or report is
+# made, so the rest of the open's ratio is the index's own work (printed as a third pair).
+DECODE_ONLY = r"""
+import os, resource, sys, time
+from pitui.core.jsonl import Lines
+from pitui.core.records import decode_fields
+path = sys.argv[1]
+start, cpu = time.perf_counter(), time.process_time()
+fd = os.open(path, os.O_RDONLY)
+lines = Lines(fd, final=True)
+next(iter(lines))  # the header (its BOM): read by iterating, as Session.open does
+for _, _, batch in lines.batches():
+    for line in batch:
+        if not line.isascii():
+            line.decode()
+    try:
+        list(map(decode_fields, batch))
+    except ValueError:  # a line the typed decode refuses (msgspec's errors are ValueErrors)
+        pass
 elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
 print(elapsed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, cpu)
 """
@@ -141,12 +168,14 @@ def main() -> None:
     orjson_argv = [sys.executable, "-c", ORJSON_ONLY, str(path)]
     inspect_argv = [sys.executable, "-m", "pitui", "inspect", "--json", str(path)]
     bases: list[list[float]] = []
+    decodes: list[list[float]] = []
     opens: list[list[float]] = []
     process_bases: list[tuple[float, int, float]] = []
     inspects: list[tuple[float, int, float]] = []
     for _ in range(args.runs):
         bases.append(run(ORJSON_ONLY, path))
         opens.append(run(PITUI_OPEN, path))
+        decodes.append(run(DECODE_ONLY, path))
         process_bases.append(whole_process(orjson_argv))
         inspects.append(whole_process(inspect_argv))
     peak = max(max(r[1] for r in opens), max(r[1] for r in inspects))
@@ -158,6 +187,7 @@ def main() -> None:
         "runs": args.runs,
         "load_average": [round(x, 1) for x in os.getloadavg()],
         "open_in_process": _pairs(bases, opens),
+        "decode_only_in_process": _pairs(bases, decodes),
         "inspect_json_whole_process": _pairs(process_bases, inspects),
         "orjson_peak_rss_mb": round(max(r[1] for r in bases) / MIB, 1),
         "open_peak_rss_mb": round(max(r[1] for r in opens) / MIB, 1),
