@@ -1,6 +1,7 @@
 """Open a 200 MB session (tree, leaf path, context), next to orjson parsing the same lines.
 
 Run by hand (not in CI):  python benchmarks/bench_core.py [--mb 200] [--keep DIR] [--runs 3]
+[--floors]
 (``--keep /work/benchdata/big200`` reuses a generated store; run it under the bench lock.)
 
 Two pairs are timed, each measurement in a fresh process, one process each (pitui never forks to
@@ -13,12 +14,15 @@ read a session):
 
 A third pair times pitui's typed decode of every line alone (the reads and decode of
 ``Session.open``, no record, link or report): the floor of the open, so that what the ratios above
-it hold is seen as the index's own Python work. They alternate (orjson, pitui, orjson, ...) so that
-a busy machine slows them alike; the best, the median and the ratio within each pair are printed
-(this machine's speed drifts from minute to minute: a pair runs within a second or two). Peak RSS
-(``ru_maxrss`` of each process, the file's mapped pages included) is printed beside the file's
-size. Targets (issue 18): ratio <= 1.0 for the open and inspect pairs, peak RSS <= file size +
-80 MB.
+it hold is seen as the index's own Python work. ``--floors`` adds two whole-process pairs against
+the same orjson process: that decode alone, and the decode making the barest Python object per line
+(six fields; no link, role, usage or report): the floor of any index of one object per entry (on
+this machine 0.78x and 1.05x: the inspect target of 1.0x is below the second). They alternate
+(orjson, pitui, orjson, ...) so that a busy machine slows them alike; the best, the median and the
+ratio within each pair are printed (this machine's speed drifts from minute to minute: a pair runs
+within a second or two). Peak RSS (``ru_maxrss`` of each process, the file's mapped pages included)
+is printed beside the file's size. Targets (issue 18): ratio <= 1.0 for the open and inspect pairs,
+peak RSS <= file size + 80 MB.
 """
 
 from __future__ import annotations
@@ -58,24 +62,44 @@ print(elapsed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, cpu)
 
 # pitui's own typed decode of every line (records.decode_fields over Lines.batches, the reads
 # of Session.open), keeping nothing: what opening costs before any record, link or report is
-# made, so the rest of the open's ratio is the index's own work (printed as a third pair).
-DECODE_ONLY = r"""
-import os, resource, sys, time
+# made, so the rest of the open's ratio is the index's own Python work (printed as a third pair).
+# With "records" it also makes the barest record per line (six fields; no link, role, usage or
+# report): with --floors both run as whole processes, the floor of any index of Python objects.
+FLOOR = r"""
+import gc, os, resource, sys, time
+import pitui.core.session  # what an open imports
 from pitui.core.jsonl import Lines
 from pitui.core.records import decode_fields
-path = sys.argv[1]
+path, records = sys.argv[1], sys.argv[2:] == ["records"]
+
+class Bare:
+    __slots__ = ("id", "parent_id", "timestamp", "line", "offset", "length")
+
+gc.disable()  # as Session.open pauses the collector
 start, cpu = time.perf_counter(), time.process_time()
 fd = os.open(path, os.O_RDONLY)
 lines = Lines(fd, final=True)
 next(iter(lines))  # the header (its BOM): read by iterating, as Session.open does
-for _, _, batch in lines.batches():
+kept, new = [], object.__new__
+for line_no, offset, batch in lines.batches():
     for line in batch:
         if not line.isascii():
             line.decode()
     try:
-        list(map(decode_fields, batch))
+        decoded = list(map(decode_fields, batch))
     except ValueError:  # a line the typed decode refuses (msgspec's errors are ValueErrors)
-        pass
+        continue
+    if records:
+        for number, (line, rec) in enumerate(zip(batch, decoded), line_no):
+            bare = new(Bare)
+            bare.id = getattr(rec, "id", None)
+            bare.parent_id = getattr(rec, "parentId", None)
+            bare.timestamp = getattr(rec, "timestamp", None)
+            bare.line = number
+            bare.offset = offset
+            bare.length = len(line)
+            offset += len(line)
+            kept.append(bare)
 elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
 print(elapsed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, cpu)
 """
@@ -151,6 +175,12 @@ def main() -> None:
     parser.add_argument("--mb", type=int, default=200, help="size of the generated session")
     parser.add_argument("--keep", type=Path, help="generate into (or reuse) this agent dir")
     parser.add_argument("--runs", type=int, default=3, help="runs of each (best and median)")
+    parser.add_argument(
+        "--floors",
+        action="store_true",
+        help="also time the decode alone and the decode with a bare record per line as whole "
+        "processes, against the same orjson process",
+    )
     args = parser.parse_args()
     agent = args.keep or Path(tempfile.mkdtemp(prefix="pitui-bench-core-"))
     if not (agent / "gen_store.manifest.json").exists():
@@ -172,12 +202,22 @@ def main() -> None:
     opens: list[list[float]] = []
     process_bases: list[tuple[float, int, float]] = []
     inspects: list[tuple[float, int, float]] = []
+    floor_argv = [sys.executable, "-c", FLOOR, str(path)]
+    floor_bases: list[tuple[float, int, float]] = []
+    decode_floors: list[tuple[float, int, float]] = []
+    floor_bases_2: list[tuple[float, int, float]] = []
+    record_floors: list[tuple[float, int, float]] = []
     for _ in range(args.runs):
         bases.append(run(ORJSON_ONLY, path))
         opens.append(run(PITUI_OPEN, path))
-        decodes.append(run(DECODE_ONLY, path))
+        decodes.append(run(FLOOR, path))
         process_bases.append(whole_process(orjson_argv))
         inspects.append(whole_process(inspect_argv))
+        if args.floors:
+            floor_bases.append(whole_process(orjson_argv))
+            decode_floors.append(whole_process([*floor_argv]))
+            floor_bases_2.append(whole_process(orjson_argv))
+            record_floors.append(whole_process([*floor_argv, "records"]))
     peak = max(max(r[1] for r in opens), max(r[1] for r in inspects))
     result = {
         "file_mb": round(size / MIB, 1),
@@ -189,6 +229,14 @@ def main() -> None:
         "open_in_process": _pairs(bases, opens),
         "decode_only_in_process": _pairs(bases, decodes),
         "inspect_json_whole_process": _pairs(process_bases, inspects),
+        **(
+            {
+                "decode_only_whole_process": _pairs(floor_bases, decode_floors),
+                "decode_and_bare_records_whole_process": _pairs(floor_bases_2, record_floors),
+            }
+            if args.floors
+            else {}
+        ),
         "orjson_peak_rss_mb": round(max(r[1] for r in bases) / MIB, 1),
         "open_peak_rss_mb": round(max(r[1] for r in opens) / MIB, 1),
         "inspect_peak_rss_mb": round(max(r[1] for r in inspects) / MIB, 1),
