@@ -17,12 +17,12 @@ A third pair times pitui's typed decode of every line alone (the reads and decod
 it hold is seen as the index's own Python work. ``--floors`` adds two whole-process pairs against
 the same orjson process: that decode alone, and the decode making the barest Python object per line
 (six fields; no link, role, usage or report): the floor of any index of one object per entry (on
-this machine 0.78x and 1.05x: the inspect target of 1.0x is below the second). They alternate
-(orjson, pitui, orjson, ...) so that a busy machine slows them alike; the best, the median and the
-ratio within each pair are printed (this machine's speed drifts from minute to minute: a pair runs
-within a second or two). Peak RSS (``ru_maxrss`` of each process, the file's mapped pages included)
-is printed beside the file's size. Targets (issue 18): ratio <= 1.0 for the open and inspect pairs,
-peak RSS <= file size + 80 MB.
+the development machine 0.78x and 1.05x: the inspect target of 1.0x is below the second). They
+alternate (orjson, pitui, orjson, ...) so that a busy machine slows them alike; the best, the
+median and the ratio within each pair are printed (this machine's speed drifts from minute to
+minute: a pair runs within a second or two). Peak RSS (``ru_maxrss`` of each process, the file's
+mapped pages included) is printed beside the file's size. Targets (issue 18): ratio <= 1.0 for the
+open and inspect pairs, peak RSS <= file size + 80 MB.
 """
 
 from __future__ import annotations
@@ -203,9 +203,9 @@ def main() -> None:
     process_bases: list[tuple[float, int, float]] = []
     inspects: list[tuple[float, int, float]] = []
     floor_argv = [sys.executable, "-c", FLOOR, str(path)]
-    floor_bases: list[tuple[float, int, float]] = []
+    decode_bases: list[tuple[float, int, float]] = []
     decode_floors: list[tuple[float, int, float]] = []
-    floor_bases_2: list[tuple[float, int, float]] = []
+    record_bases: list[tuple[float, int, float]] = []
     record_floors: list[tuple[float, int, float]] = []
     for _ in range(args.runs):
         bases.append(run(ORJSON_ONLY, path))
@@ -214,9 +214,9 @@ def main() -> None:
         process_bases.append(whole_process(orjson_argv))
         inspects.append(whole_process(inspect_argv))
         if args.floors:
-            floor_bases.append(whole_process(orjson_argv))
-            decode_floors.append(whole_process([*floor_argv]))
-            floor_bases_2.append(whole_process(orjson_argv))
+            decode_bases.append(whole_process(orjson_argv))
+            decode_floors.append(whole_process(floor_argv))
+            record_bases.append(whole_process(orjson_argv))
             record_floors.append(whole_process([*floor_argv, "records"]))
     peak = max(max(r[1] for r in opens), max(r[1] for r in inspects))
     result = {
@@ -231,8 +231,8 @@ def main() -> None:
         "inspect_json_whole_process": _pairs(process_bases, inspects),
         **(
             {
-                "decode_only_whole_process": _pairs(floor_bases, decode_floors),
-                "decode_and_bare_records_whole_process": _pairs(floor_bases_2, record_floors),
+                "decode_only_whole_process": _pairs(decode_bases, decode_floors),
+                "decode_and_bare_records_whole_process": _pairs(record_bases, record_floors),
             }
             if args.floors
             else {}
