@@ -450,23 +450,38 @@ class Session:
             elif meta.role == "assistant" and len(meta.info) > 4:
                 for call_id in meta.info[4]:
                     self.tool_calls[call_id] = meta.uid  # the last one wins, as pi's lookup
-        for target in self.labels:
-            if target not in self.by_id:
-                setter = next(
-                    (m for m in self.entries if m.type == "label" and m.target_id == target), None
-                )
-                if setter is not None and not any(
-                    p.kind is ProblemKind.LABEL_TARGET_MISSING and p.line == setter.line
-                    for p in self.problems
-                ):
-                    self.problems.append(
-                        Problem(
-                            ProblemKind.LABEL_TARGET_MISSING,
-                            setter.line,
-                            setter.offset,
-                            f"label for {target!r}, which is not in the file",
-                        )
+        self._report_missing_targets()
+
+    def _report_missing_targets(self) -> None:
+        """One problem per label entry whose target is not in the file (the first entry that
+        labels it), each reported once. One pass over the entries whatever the number of such
+        labels (a file of 20k labels pointing nowhere took 50 s when each looked on its own)."""
+        missing = {target for target in self.labels if target not in self.by_id}
+        if not missing:
+            return
+        setters: dict[str, EntryMeta] = {}
+        for meta in self.entries:
+            if meta.type == "label":
+                target = meta.target_id
+                if target in missing and target not in setters:
+                    setters[target] = meta
+        reported = {p.line for p in self.problems if p.kind is ProblemKind.LABEL_TARGET_MISSING}
+        added = False
+        for target in self.labels:  # (in the labels' order, as they were reported)
+            setter = setters.get(target)
+            if setter is not None and setter.line not in reported:
+                reported.add(setter.line)
+                self.problems.append(
+                    Problem(
+                        ProblemKind.LABEL_TARGET_MISSING,
+                        setter.line,
+                        setter.offset,
+                        f"label for {target!r}, which is not in the file",
                     )
+                )
+                added = True
+        if added:
+            self.problems.sort(key=lambda p: p.line)  # by line, as every other problem
 
     # ------------------------------------------------------------------ growth
 
@@ -527,9 +542,7 @@ class Session:
         for line, offset, length, obj in reader:
             if obj.get("type") == "session":
                 self.problems.append(
-                    Problem(
-                        ProblemKind.DUPLICATE_HEADER, line, offset, "a second session header line"
-                    )
+                    Problem(ProblemKind.DUPLICATE_HEADER, line, offset, DUPLICATE_HEADER)
                 )
                 continue
             meta = make_meta(obj, line, offset, length)
