@@ -152,3 +152,16 @@ def test_full_text(run: Run) -> None:
     assert out.strip() == "No matches."
     code, out, _ = run("list", "--all", "--fts", "capybara", "--no-index", "--json")
     assert [h["entryId"] for h in json.loads(out)] == ["m1"]
+
+
+def test_a_regex_too_slow_to_search_is_an_error_not_a_hang(run: Run) -> None:
+    # (a+)+$ backtracks exponentially on a long run of "a": the listing stops after a while and
+    # says why (pi itself would run for ever), as `pitui rm --match` does
+    agent = Path(os.environ["PI_CODING_AGENT_DIR"])
+    (_folder(agent) / "s.jsonl").write_bytes(jsonl(*chain(["a" * 30_000 + "!"])))
+    for argv in (["list", "--all", "--search"], ["rm", "--all", "--dry-run", "--match"]):
+        code, out, err = run(*argv, "re:(a+)+$")
+        assert code == 1 and out == ""
+        assert "re: pattern takes too long" in err and "Traceback" not in err
+    code, out, _ = run("list", "--all", "--search", "re:(a+)+")
+    assert code == 0 and out.startswith("a")

@@ -21,6 +21,7 @@ import click
 
 from pitui.cli.common import (
     CONTEXT_SETTINGS,
+    CommandError,
     arguments,
     json_option,
     progress_line,
@@ -87,8 +88,13 @@ def run(args: argparse.Namespace) -> int:
         with progress_line("Loading") as progress:
             texts = args.no_index and bool(args.search)
             sessions = store.load(scope, progress=progress, texts=texts)
+        from pitui.core.jsregex import RegexTooSlow
+
         with progress_line("Reading texts") as progress:  # (those a text-less listing left out)
-            rows = store.rows(sessions, args.search, args.sort, args.named, progress=progress)
+            try:
+                rows = store.rows(sessions, args.search, args.sort, args.named, progress=progress)
+            except RegexTooSlow as exc:
+                raise CommandError(str(exc)) from exc
         if args.json:
             from pitui.cli.common import emit_json
 

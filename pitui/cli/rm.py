@@ -272,6 +272,7 @@ def _confirm(count: int) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     from pitui.core import actions
+    from pitui.core.jsregex import RegexTooSlow
     from pitui.core.store import Store
 
     _validate(args)
@@ -282,7 +283,7 @@ def run(args: argparse.Namespace) -> int:
             candidates = _select(args, everything, store)
             for warning in store.warnings:  # (a folder that cannot be read is not selected)
                 sys.stderr.write(f"pitui: warning: {warning}\n")
-    except LookupError as exc:
+    except (LookupError, RegexTooSlow) as exc:
         raise CommandError(str(exc)) from exc
     _link_forks(candidates, everything)
     _mark_busy(candidates, args.force, explicit=bool(args.sessions))

@@ -1,7 +1,13 @@
-"""JavaScript regular expressions (``new RegExp(pattern, "i")``, no ``u`` flag) run by Python's re.
+"""JavaScript regular expressions (``new RegExp(pattern, "i")``, no ``u`` flag) run in Python.
 
 pi's picker search takes ``re:PATTERN`` queries (ui-behaviour §2.4); :func:`compile_js_regex`
 translates such a pattern, :func:`js_regex_search` runs it on a text the way V8 would.
+
+The translation is run by the ``regex`` package (in its ``re``-compatible VERSION0), not by
+``re``: a backtracking pattern such as ``(a+)+$`` on a long message takes exponential time in
+either (and in V8: pi hangs on it), but ``regex`` can stop a match after a time
+(:data:`MATCH_SECONDS`, then :class:`RegexTooSlow`) and lets other threads run meanwhile; ``re``
+holds the interpreter until it is done, which froze the picker for good.
 """
 
 from __future__ import annotations
@@ -11,11 +17,33 @@ import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from pitui.core.js import JS_WHITESPACE, js_upper_char, utf16_units
 
-__all__ = ["compile_js_regex", "js_regex_search", "js_regex_subject"]
+if TYPE_CHECKING:
+    import regex
+
+__all__ = [
+    "MATCH_SECONDS", "RegexTooSlow", "compile_js_regex", "js_regex_find", "js_regex_search",
+    "js_regex_subject",
+]  # fmt: skip
+
+# How long one match may take before the pattern is given up as too slow (a pattern people type
+# finds its match in a megabyte of text in milliseconds).
+MATCH_SECONDS: Final = 0.5
+
+
+class RegexTooSlow(Exception):
+    """A ``re:`` pattern took longer than :data:`MATCH_SECONDS` on one text (it backtracks
+    exponentially there): the search stops and says so instead of hanging."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            f"This re: pattern takes too long (over {MATCH_SECONDS:g} s on one text: a repeated "
+            "group such as (a+)+ backtracks); the search was stopped"
+        )
+
 
 # ---------------------------------------------------------------------------------------------
 # JavaScript regular expressions (new RegExp(pattern, "i"), no "u" flag) → Python re
@@ -649,18 +677,20 @@ def _valid_group_name(name: str) -> bool:
 
 
 @functools.lru_cache(maxsize=256)
-def compile_js_regex(pattern: str) -> re.Pattern[str] | None:
+def compile_js_regex(pattern: str) -> regex.Pattern[str] | None:
     """``new RegExp(pattern, "i")`` as a Python pattern, or None when JavaScript rejects it.
 
     The result must be run on :func:`js_regex_subject` of a text (not on the text itself);
     positions there are JavaScript indices. :func:`js_regex_search` does both. The comment above
     ``_MAX_UNIT`` lists the rare differences from JavaScript that are left out.
     """
+    import regex  # (only for a re: query: its import is a tenth of pitui list's start)
+
     units = utf16_units(pattern)
     try:
         python_pattern = _Translator(units).translate()
-        return re.compile(python_pattern)
-    except (_JsSyntaxError, re.error, RecursionError, OverflowError, ValueError):
+        return regex.compile(python_pattern, regex.VERSION0)
+    except (_JsSyntaxError, regex.error, RecursionError, OverflowError, ValueError):
         return None
 
 
@@ -669,7 +699,18 @@ def js_regex_subject(text: str) -> str:
     return _canonical_units(utf16_units(text))
 
 
-def js_regex_search(regex: re.Pattern[str], text: str) -> int:
-    """JavaScript's ``text.search(regex)`` for a :func:`compile_js_regex` result: index or -1."""
-    match = regex.search(js_regex_subject(text))
+def js_regex_find(compiled: regex.Pattern[str], subject: str) -> int:
+    """The index of the first match of ``compiled`` in ``subject`` (a :func:`js_regex_subject`),
+    or -1; raises :class:`RegexTooSlow` when the match takes over :data:`MATCH_SECONDS` (the
+    interpreter is released meanwhile: a search in a worker leaves the app running)."""
+    try:
+        match = compiled.search(subject, timeout=MATCH_SECONDS, concurrent=True)
+    except TimeoutError:
+        raise RegexTooSlow from None
     return -1 if match is None else match.start()
+
+
+def js_regex_search(compiled: regex.Pattern[str], text: str) -> int:
+    """JavaScript's ``text.search(regex)`` for a :func:`compile_js_regex` result: index or -1
+    (:class:`RegexTooSlow` as :func:`js_regex_find`)."""
+    return js_regex_find(compiled, js_regex_subject(text))

@@ -36,11 +36,11 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from pitui.core import search_texts
 from pitui.core.js import JS_WHITESPACE, JS_WHITESPACE_RUN, js_lower, js_trim, utf16_units
-from pitui.core.jsregex import compile_js_regex
+from pitui.core.jsregex import compile_js_regex, js_regex_find
 from pitui.core.order import Row, S, flat_row, threaded_rows
 from pitui.core.paths import default_normalize_path
 from pitui.core.search_texts import (
@@ -51,6 +51,9 @@ from pitui.core.search_texts import (
     prepared,
 )
 from pitui.core.session_info import SearchableSession, searchable_text
+
+if TYPE_CHECKING:
+    from regex import Pattern
 
 __all__ = [
     "HEADER_PROBLEMS",
@@ -277,13 +280,14 @@ class _PhrasePart(_Part):
 class _RegexPart(_Part):
     __slots__ = ("regex",)
 
-    def __init__(self, pattern: str, regex: re.Pattern[str]) -> None:
+    def __init__(self, pattern: str, regex: Pattern[str]) -> None:
         super().__init__(("regex", pattern))
         self.regex = regex
 
     def score(self, prep: Prepared) -> float | None:
-        match = self.regex.search(prep.canonical)
-        return None if match is None else match.start() * 0.1
+        # (RegexTooSlow goes up to the caller: the search stops and says why)
+        index = js_regex_find(self.regex, prep.canonical)
+        return None if index < 0 else index * 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,7 +308,7 @@ class Query:
 
     mode: Literal["tokens", "regex"]
     tokens: tuple[Token, ...] = ()
-    regex: re.Pattern[str] | None = None
+    regex: Pattern[str] | None = None
     error: str | None = None
     pattern: str = ""  # the trimmed pattern of a regex query
     _parts: tuple[_Part, ...] = field(init=False, repr=False, compare=False)

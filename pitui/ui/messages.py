@@ -70,12 +70,14 @@ class RowsFiltered(Message):
         items: list[PickerItem],
         rows: Sequence[ListRow],
         keep: str | None,
+        error: str | None = None,
     ) -> None:
         super().__init__()
         self.key = key
         self.items = items
         self.rows = rows
         self.keep = keep
+        self.error = error  # why there are no rows (a re: pattern too slow to search)
 
 
 class HitsFound(Message):

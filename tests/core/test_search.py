@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pitui.core.js import JS_WHITESPACE, js_lower, js_trim, utf16_len, utf16_units
-from pitui.core.jsregex import compile_js_regex, js_regex_search
+from pitui.core.jsregex import RegexTooSlow, compile_js_regex, js_regex_search
 from pitui.core.search import (
     Row,
     SortMode,
@@ -793,3 +793,17 @@ def test_regex_translation_never_raises(pattern: str) -> None:
     regex = compile_js_regex(pattern)
     if regex is not None:
         assert js_regex_search(regex, "aB\n😀 x-1") >= -1
+
+
+def test_a_regex_that_backtracks_for_ever_is_stopped() -> None:
+    # (a+)+$ on a long run of "a" that does not end the text: exponential in Python's re and in
+    # V8 alike; the search is given up after MATCH_SECONDS instead of hanging whoever asked
+    slow = "a" * 30_000 + "!"
+    regex = compile_js_regex("(a+)+$")
+    assert regex is not None
+    with pytest.raises(RegexTooSlow):
+        js_regex_search(regex, slow)
+    with pytest.raises(RegexTooSlow):
+        score("re:(a+)+$", slow)
+    assert js_search("(a+)+$", "x" + "a" * 40) == 1  # the same pattern where it is quick
+    assert score("re:(a+)+", slow) == 0.0

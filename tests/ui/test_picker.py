@@ -259,6 +259,22 @@ async def test_u8_bad_or_empty_regex_gives_nothing(query: str, sorts: int) -> No
         assert list(picker(app).query_one(SessionList).rows) == []
 
 
+async def test_a_regex_too_slow_to_search_says_so_and_typing_goes_on() -> None:
+    # (a+)+$ backtracks exponentially on a long run of "a" that does not end the text: Python's
+    # re (and V8: pi) would run for ever and, holding the interpreter, froze the picker
+    catalog = flat(("slow", "a" * 30_000 + "!", JAN), ("other", "b", JAN + 1))
+    app = fake_app(catalog)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_query(pilot, "re:(a+)+$")
+        session_list = picker(app).query_one(SessionList)
+        await wait_for(pilot, lambda: "takes too long" in session_list.empty_text, what="notice")
+        assert ids(app) == [] and list(session_list.rows) == []
+        await pilot.press("backspace")  # re:(a+)+ matches at once
+        await settle(pilot)
+        assert ids(app) == ["slow"]
+
+
 async def test_u9_unclosed_phrase_and_id_name_matches() -> None:
     catalog = flat(
         ("plain", "unclosed brave", JAN),

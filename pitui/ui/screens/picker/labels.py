@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 
+from pitui.core.jsregex import RegexTooSlow
 from pitui.core.labels import ListedLabel
 from pitui.core.paths import home, shorten_home
 from pitui.core.search import parse_query, score
@@ -31,7 +32,10 @@ def matching(labels: Sequence[ListedLabel], words: str) -> list[ListedLabel]:
     query = parse_query(words)
     if query.is_empty:
         return list(labels)
-    return [row for row in labels if score(query, row.label) is not None]
+    try:
+        return [row for row in labels if score(query, row.label) is not None]
+    except RegexTooSlow:
+        return []  # (a label long enough for the pattern to backtrack on: matches none)
 
 
 def _cut(text: str, size: int) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 from textual.message import Message
 
 from pitui.core.js import js_trim
+from pitui.core.jsregex import RegexTooSlow
 from pitui.core.paths import shorten_home
 from pitui.core.pins import pinned_first
 from pitui.core.search import Row, has_name, prepare_phrase_texts
@@ -190,7 +191,10 @@ class PickerLoader:
         key = (request.query, request.mode, request.named)
         rows = self._recent.pop(key, None)
         if rows is None:
-            rows = self.catalog.rows(request.items, request.query, request.mode, request.named)
+            try:
+                rows = self.catalog.rows(request.items, request.query, request.mode, request.named)
+            except RegexTooSlow as exc:
+                return RowsFiltered(request.key, [], [], request.keep, error=str(exc))
         if js_trim(request.query) and request.items is not self._prepared_items:
             self.prepare_due = request.items  # (the search has read and lowered the texts)
         self._recent[key] = rows  # (the newest last)

@@ -92,7 +92,10 @@ class PickerRows:
         shown.hits, shown.items = [], message.items
         session_list = screen.session_list
         selected = kept_index(message.items, message.keep, session_list.selected)
-        session_list.set_rows(message.rows, selected=selected, empty_text=state.empty_text())
+        empty = state.empty_text() if message.error is None else f"  {message.error}"
+        session_list.set_rows(message.rows, selected=selected, empty_text=empty)
+        if message.error is not None:
+            screen.show_status(message.error, "error")
         self.after_rows()
         loader = screen.loader
         if loader.prepare_due is not None:  # (a search read the texts: phrase forms next)
