@@ -75,7 +75,7 @@ def plural(count: int, word: str, words: str | None = None) -> str:
     return f"{format_count(count)} {word if count == 1 else words or word + 's'}"
 
 
-_TOKEN_UNITS: Final = ((1e3, "k"), (1e6, "M"), (1e9, "G"))
+_TOKEN_UNITS: Final = ((1e3, "k"), (1e6, "M"), (1e9, "G"), (1e12, "T"))
 
 
 def kilo_tokens(value: Any) -> str:
@@ -91,7 +91,8 @@ def kilo_tokens(value: Any) -> str:
 
 
 def format_tokens(value: object) -> str:
-    """A token count in little room: ``999``, ``12.3k``, ``456k``, ``7.8M``, ``1.2G``."""
+    """A token count in little room: ``999``, ``12.3k``, ``456k``, ``7.8M``, ``1.2G``, ``3.4T``;
+    beyond that (only a damaged or hostile usage says so) ``1.0e+308``, not 300 digits."""
     if not _is_number(value) or math.isinf(float(value)):  # type: ignore[arg-type]
         return format_count(value)
     number = float(value)  # type: ignore[arg-type]
@@ -102,9 +103,9 @@ def format_tokens(value: object) -> str:
         scaled = number / scale
         if round(scaled, 1) < 100:
             return f"{sign}{scaled:.1f}{suffix}"
-        if round(scaled) < 1000 or suffix == "G":
+        if round(scaled) < 1000:
             return f"{sign}{scaled:.0f}{suffix}"  # (999.6k is the next unit's 1.0M)
-    raise AssertionError("unreachable")  # pragma: no cover
+    return f"{sign}{number:.1e}"
 
 
 def format_cost(value: object) -> str:
