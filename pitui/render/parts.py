@@ -200,10 +200,23 @@ def markdown_block(
         max_chars = max_lines = None
     kept, marker = cut_text(text, max_chars, max_lines)
     if len(kept) > MARKDOWN_MAX_CHARS:
-        note = Text("(too long for Markdown: shown as plain text)", style=MARKER_STYLE)
-        return _with_marker(Group(note, OutputBlock(kept, style=style)), marker)
+        return _as_plain(kept, marker, "too long for Markdown", style)
     body = SafeMarkdown(sanitize_plain(kept), code_theme=code_theme(dark), style=style)
+    if any(token.level >= _DEEPEST for token in body.parsed):
+        # the parser stops at its nesting limit and drops what is deeper: 25 '>' and a word
+        # drew nothing at all
+        return _as_plain(kept, marker, "nested too deeply for Markdown", style)
     return _with_marker(body, marker)
+
+
+# Tokens this deep are at the parser's limit (markdown-it's maxNesting), beyond which it drops
+# the text: such a message is shown as plain text (a 19-deep quote is too, harmlessly).
+_DEEPEST: Final = int(_PARSER.options["maxNesting"]) - 1
+
+
+def _as_plain(text: str, marker: str | None, why: str, style: StyleType) -> RenderableType:
+    note = Text(f"({why}: shown as plain text)", style=MARKER_STYLE)
+    return _with_marker(Group(note, OutputBlock(text, style=style)), marker)
 
 
 # --- plain output ---------------------------------------------------------------------------

@@ -646,6 +646,17 @@ def test_long_line_and_long_text_are_cut_before_parsing() -> None:
     assert "too long for Markdown" in shown and "*x* *x*" in shown
 
 
+@pytest.mark.parametrize("text", [">" * 25 + " deep quote", "- " * 30 + "deep quote"])
+def test_markdown_nested_past_the_parsers_limit_is_shown_as_plain_text(text: str) -> None:
+    # markdown-it stops at 20 levels and drops what is deeper: the message drew nothing at all
+    reg = registry()
+    raw = message_entry({"role": "user", "content": text})
+    shown = draw(reg.render(reg.entry(raw), RenderContext(width=100)))
+    assert "deep quote" in shown and "nested too deeply for Markdown" in shown
+    shallow = message_entry({"role": "user", "content": "> > quote"})
+    assert "nested too deeply" not in draw(reg.render(reg.entry(shallow), RenderContext()))
+
+
 @pytest.mark.parametrize("corpus", CORPORA)
 @pytest.mark.parametrize("scenario", ["terminal-hostile", "large-content", "lone-surrogates"])
 def test_hostile_and_large_fixtures_render_quickly_and_cleanly(corpus: str, scenario: str) -> None:
