@@ -4,7 +4,6 @@ only when drawn, and a query typed a moment ago gives its rows again without fil
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,18 +38,21 @@ def items(count: int) -> list[FakeItem]:
 
 @dataclass
 class SlowCatalog(FakeCatalog):
-    """Filters slowly and records every query it was asked to filter."""
+    """Records every query it was asked to filter; a query's filter (not the empty one's)
+    waits until ``release`` is set, so a test decides what is typed meanwhile (a fixed delay
+    was outlasted on a busy machine: the first query's rows came before the keys did)."""
 
-    delay: float = 0.3
     asked: list[str] = field(default_factory=list)
     busy: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event = field(default_factory=threading.Event)
 
     def rows(
         self, items: Sequence[PickerItem], query: str, mode: SortMode, named_only: bool
     ) -> list[Row[Any]]:
         self.asked.append(query)
         self.busy.set()
-        time.sleep(self.delay if query else 0)
+        if query:
+            self.release.wait(timeout=20)
         return super().rows(items, query, mode, named_only)
 
 
@@ -82,6 +84,7 @@ async def test_keys_typed_faster_than_results_draw_only_the_latest_query() -> No
         search = screen.search
         for key in "ache lo":  # all at once, while "c" is filtered (pilot.press waits each time)
             search.insert_text_at_cursor(key)
+        catalog.release.set()
         await wait_for(pilot, lambda: drawn[-1:] == ["cache lo"], what="the last query's rows")
         await settle(pilot)
         # the queries typed while one was filtered were never filtered, never drawn
