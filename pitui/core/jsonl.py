@@ -118,20 +118,25 @@ class Lines:
             yield 0, source, True
             return
         size = self.size
-        want = CHUNK_SIZE
         while pos < size:
-            data = os.pread(source, min(want, size - pos), pos)
+            data = os.pread(source, min(CHUNK_SIZE, size - pos), pos)
             if not data:
                 return  # truncated under us: what was read is all there is
+            if pos + len(data) < size and data.rfind(b"\n") < 0:
+                # a line longer than a read: where it ends is found by reads not kept, then it
+                # is read once, whole (reads of twice the size each time held two copies)
+                end = _line_end(source, pos + len(data), size)
+                del data
+                data = os.pread(source, end - pos, pos)
+                if data[-1:] != b"\n":  # the end of the file (or it shrank under us)
+                    if data:
+                        yield pos, data, True
+                    return
             if pos + len(data) >= size:
                 yield pos, data, True
                 return
-            if data.rfind(b"\n") < 0:
-                want *= 2  # a line longer than the read: read it whole
-                continue
             yield pos, data, False
             pos = self.end_offset  # where the lines of that block ended
-            want = CHUNK_SIZE
 
     def __iter__(self) -> Generator[tuple[int, int, int, bytes], None, None]:
         pos = self.end_offset
@@ -182,9 +187,7 @@ class Lines:
             raise ValueError("Lines.batches: the first line is read by iterating (its BOM)")
         line_no = self.next_line_no
         for base, data, last in self._blocks(pos):
-            stream = io.BytesIO(data) if isinstance(data, bytes) else data
-            stream.seek(pos - base)
-            while lines := _read_lines(stream):
+            for lines in _line_lists(data, pos - base):
                 tail = lines[-1]
                 if tail[-1:] != b"\n":  # the block's last line, without its \n
                     if not last:
@@ -262,6 +265,32 @@ class Lines:
                 f"a JSON {type(value).__name__}, not an object",
             )
         )
+
+
+def _line_end(fd: int, at: int, size: int) -> int:
+    """The offset after the next ``\n`` of the file from ``at`` (``size`` without one, or where
+    the file ends if it shrank), read :data:`CHUNK_SIZE` at a time."""
+    while at < size:
+        piece = os.pread(fd, min(CHUNK_SIZE, size - at), at)
+        if not piece:
+            return at
+        found = piece.find(b"\n")
+        if found >= 0:
+            return at + found + 1
+        at += len(piece)
+    return size
+
+
+def _line_lists(data: Buffer, start: int) -> Iterator[list[bytes]]:
+    """The lines of ``data`` from ``start``, a list at a time (:func:`_read_lines`); a block
+    that is one line (a long one, read whole) is that line, not a copy of it."""
+    if isinstance(data, bytes) and start == 0 and data.find(b"\n") in (-1, len(data) - 1):
+        yield [data]
+        return
+    stream = io.BytesIO(data) if isinstance(data, bytes) else data
+    stream.seek(start)
+    while lines := _read_lines(stream):
+        yield lines
 
 
 def _read_lines(stream: io.BytesIO | mmap.mmap) -> list[bytes]:

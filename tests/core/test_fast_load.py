@@ -363,3 +363,52 @@ def test_visible_text_is_js_trim_of_the_raw_string(text: str, ascii_only: bool) 
         type=dict[str, msgspec.Raw],
     )["t"]
     assert visible_text(raw) is bool(js_trim(text))
+
+
+def test_a_line_longer_than_a_read_is_read_once_and_not_copied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # it was read again at twice the size until it fitted, then copied into its line: three
+    # times its size in memory at once (a 150 MB message: 300 MB to open; now 160)
+    from pitui.core import jsonl as reader
+
+    monkeypatch.setattr(reader, "CHUNK_SIZE", 64)
+    long = user("m1", None, "x" * 2_000)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(jsonl(long, user("m2", "m1", "after", t=2)))
+    sizes: list[int] = []
+    pread = os.pread
+
+    def counted(fd: int, size: int, offset: int) -> bytes:
+        sizes.append(size)
+        return pread(fd, size, offset)
+
+    monkeypatch.setattr(os, "pread", counted)
+    session = Session.open(path, final=True)
+    assert [m.uid for m in session.entries] == ["m1", "m2"]
+    first = session.entries[0]
+    assert max(sizes) == first.length + 1  # the long line in one read of its length
+    with open(path, "rb") as handle:
+        lines = reader.Lines(handle.fileno(), final=True)
+        next(iter(lines))  # (the header, read by iterating)
+        _, offset, batch = next(lines.batches())
+        assert offset == first.offset and len(batch) == 1
+        assert batch[0] == pread(handle.fileno(), first.length + 1, first.offset)
+
+
+def test_a_file_cut_short_while_a_long_line_is_read_ends_the_read(tmp_path: Path) -> None:
+    # the reader asked again and again for the rest of a line the file no longer had
+    import threading
+
+    from pitui.core import jsonl as reader
+
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(jsonl(user("m1", None, "x" * 3 * reader.CHUNK_SIZE)))
+    with open(path, "rb") as handle:
+        lines = reader.Lines(handle.fileno(), final=True)  # (its size taken now)
+        next(iter(lines))
+        os.truncate(path, lines.end_offset + reader.CHUNK_SIZE + 10)  # mid-line, past a read
+        thread = threading.Thread(target=lambda: list(lines.batches()), daemon=True)
+        thread.start()
+        thread.join(timeout=10)
+        assert not thread.is_alive()
