@@ -21,11 +21,13 @@ from textual import events
 from textual.app import App
 from textual.binding import Binding
 from textual.geometry import Size
+from textual.notifications import SeverityLevel
 
 from pitui.config import Settings
 from pitui.core.memory import release_collector
 from pitui.core.paths import shorten_home
 from pitui.launch import ResumeRequest, resume_argv
+from pitui.render.safe_text import one_line, safe_line, sanitize_plain
 from pitui.ui.catalog import Catalog, PickerItem, Scope
 from pitui.ui.commands import bindings_for
 from pitui.ui.hangup import HangupWatch
@@ -164,6 +166,26 @@ class PituiApp(App[AppResult]):
             if self._hangup_watch is not None:
                 self._hangup_watch.stop()
 
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification as plain text, its controls shown: they name ids, labels, paths
+        and problems read from session files (a parent id of ``[/bold]`` was taken for markup
+        and the session view crashed on its "Read with problems" notice)."""
+        super().notify(
+            sanitize_plain(message),
+            title=one_line(title),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )
+
     # ------------------------------------------------------------------------------ actions
     def action_show_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
@@ -213,11 +235,11 @@ class PituiApp(App[AppResult]):
             )
             return
         here = os.getcwd()  # where pitui was started (the listing cwd may be the demo's)
-        body = Text()
-        body.append(
-            f"The session's folder {shorten_home(cwd) or '(none)'} does not exist any more.\n\n"
-        )
-        body.append(f"Resume it in the current folder, {shorten_home(here)}?")
+        body = Text("The session's folder ")
+        body.append_text(safe_line(shorten_home(cwd) or "(none)"))
+        body.append(" does not exist any more.\n\nResume it in the current folder, ")
+        body.append_text(safe_line(shorten_home(here)))
+        body.append("?")
         self.push_screen(
             ConfirmModal("Folder not found", body, confirm_label="Resume here", danger=False),
             callback=lambda ok: self._exit_resume(ok, path, here, session_id),

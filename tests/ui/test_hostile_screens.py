@@ -134,3 +134,52 @@ async def test_doctor_from_the_session_view_checks_the_open_file(home: Path) -> 
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, SessionScreen)
+
+
+async def test_notifications_are_plain_text_with_their_controls_shown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # they quote ids, labels, paths and problems read from session files: a parent id of
+    # "[/bold]" was taken for markup and the session view crashed on its "Read with problems"
+    from textual.app import App
+
+    from tests.ui.picker_kit import FakeCatalog, FakeItem, fake_app
+
+    shown: list[tuple[str, str, bool]] = []
+
+    def record(self: App[Any], message: str, *, title: str = "", **kwargs: Any) -> None:
+        shown.append((message, title, kwargs["markup"]))
+
+    monkeypatch.setattr(App, "notify", record)
+    item = FakeItem("/home/ana/s/a.jsonl", "a", "hello", 1735689600000)
+    app = fake_app(FakeCatalog(scopes={"current": [item], "all": [item]}))
+    async with app.run_test(size=SIZE):
+        app.notify("parent '[/bold]' is gone \x1b]0;pwned\x07", title="[b]\x1b[2J")
+    message, title, markup = shown[-1]
+    assert markup is False
+    assert "[/bold]" in message and "\x1b" not in message and "\x07" not in message
+    assert "\x1b" not in title
+
+
+def test_the_session_header_shows_the_folders_controls() -> None:
+    # the folder came from the file's header and went to the terminal as it was: an OSC title
+    # in it retitled the terminal window
+    from pitui.ui.widgets.session_header import HeaderView, title_line
+
+    shown = HeaderView(
+        name=None, cwd="/x\x1b]0;pwned\x07\n/y", created=None, file_size=0, modified=0.0,
+        entries=0, facts=None, read_only=False, writing=False, follow=True,
+    )  # fmt: skip
+    line = title_line(shown, 100).plain
+    assert "\x1b" not in line and "\x07" not in line and "\n" not in line
+    assert "␛]0;pwned" in line
+
+
+def test_a_confirmation_shows_the_controls_it_quotes() -> None:
+    from rich.text import Text
+
+    from pitui.ui.modals.confirm import ConfirmModal
+
+    modal = ConfirmModal("Prune", Text("labels that go: “\x1b]52;c;aGk=\x07”\nand more"))
+    body = modal._body.plain  # (what its body Static is given)
+    assert "\x1b" not in body and "\x07" not in body and "\nand more" in body

@@ -11,6 +11,8 @@ from textual.events import Key
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from pitui.render.safe_text import sanitize_text
+
 
 class ConfirmModal(ModalScreen[bool]):
     """Returns ``True`` on confirm. ``body`` is a ``Text`` so session text is never markup."""
@@ -25,7 +27,7 @@ class ConfirmModal(ModalScreen[bool]):
     ) -> None:
         super().__init__(classes="-danger" if danger else "")
         self._title = title
-        self._body = body
+        self._body = sanitize_text(body)  # (it quotes labels, paths, names: controls shown)
         self._confirm_label = confirm_label
 
     def compose(self) -> ComposeResult:

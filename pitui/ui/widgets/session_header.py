@@ -47,7 +47,7 @@ def title_line(shown: HeaderView, width: int) -> Text:
     """Name and folder at the left, the live state at the right."""
     title = Text(no_wrap=True, overflow="ellipsis")
     title.append_text(safe_line(shown.name or "(unnamed session)", style="bold"))
-    title.append(f"  {shorten_home(shown.cwd) or '(no folder)'}", "dim")
+    title.append_text(safe_line(f"  {shorten_home(shown.cwd) or '(no folder)'}", style="dim"))
     right = Text(no_wrap=True)
     if shown.read_only:
         right.append("deleted on disk: read-only  ", "bold reverse")
