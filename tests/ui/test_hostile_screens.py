@@ -271,8 +271,8 @@ async def test_every_field_hostile_through_every_screen(
         steps: list[tuple[str, ...]] = [("up",), ("up",), ("ctrl+o",), ("ctrl+o",), ("alt+a",)]
         steps += [("L", "escape")]
         steps += [("home",), ("down",), ("D", "escape"), ("f3", "escape"), ("end",)]
-        for keys in steps:
-            await press(*keys)(pilot)
+        for step in steps:
+            await press(*step)(pilot)
             await pilot.pause()
         assert isinstance(app.screen, SessionScreen)
     assert app.return_code in (None, 0)  # (an exception in the app fails run_test too)
