@@ -200,7 +200,8 @@ def _every_field_hostile(agent: Path) -> Path:
 
     usage = {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "cost": {"total": 0.1}}
     lines: list[dict[str, Any]] = [
-        {"type": "session", "version": 3, "id": "h" + EVIL, "timestamp": at(0), "cwd": CWD + EVIL},
+        {"type": "session", "version": 3, "id": "h" + EVIL, "timestamp": at(0),
+         "cwd": "/x\x1b]0;pwned\x07" + EVIL},  # (the title's start: not cut at 80 columns)
         {"type": "message", "id": "u1", "parentId": None, "timestamp": at(1),
          "message": {"role": "user", "content": "hi " + EVIL, "timestamp": 1740823201000}},
         {"type": "message", "id": "a1" + EVIL, "parentId": "u1", "timestamp": at(2),

@@ -93,3 +93,29 @@ def test_pitui_leaves_when_the_terminal_goes_away_with_sighup_ignored(tmp_path: 
     except subprocess.TimeoutExpired:
         os.killpg(term.proc.pid, signal.SIGKILL)
         raise AssertionError("pitui was still running 10 s after its terminal went away") from None
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
+def test_no_escape_sequence_from_any_field_reaches_the_terminal(tmp_path: Path) -> None:
+    # the fixture's folder is rewritten (to be listed here): a session's own cwd, with an OSC
+    # title in it, retitled the terminal from the session view's header
+    from tests.ui.test_hostile_screens import _every_field_hostile
+
+    home = tmp_path / "home"
+    agent = home / ".pi" / "agent"
+    _every_field_hostile(agent)
+    env = pitui_env(home, agent, tmp_path)
+    term = Terminal([sys.executable, "-m", "pitui", "--all", "--no-watch"], env, tmp_path)
+    try:
+        term.wait_for(b"Resume Session")
+        term.wait_for(b"last activity")
+        term.send(b"\x14")  # Ctrl+T: the session view, its header naming the folder
+        term.wait_for(b"Context at")
+        term.send(b"\x1b", settle=1.0)
+        term.send(b"\x1b", settle=1.0)
+    finally:
+        code = term.close()
+    assert code == 0
+    output = bytes(term.output)
+    assert "␛]0;pwned".encode() in output  # shown
+    assert b"\x1b]0;pwned" not in output and "\u202e".encode() not in output  # never sent
