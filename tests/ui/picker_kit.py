@@ -165,6 +165,59 @@ def write_session(
     return path
 
 
+HOSTILE_TEXT = "[/bold][link=https://evil.example]x[/link] \x1b]0;pwned\x07\x1b[2J\u202e"
+
+
+def write_hostile_session(agent: Path, cwd: str, *, mtime: float) -> Path:
+    """A session in ``cwd``'s folder whose every string pi writes is markup and escapes: the
+    ids and parents, its own folder, the name, labels and their targets, a branch to prune."""
+    evil = HOSTILE_TEXT
+
+    def at(n: int) -> str:
+        return f"2025-03-01T10:00:{n:02d}.000Z"
+
+    usage = {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "cost": {"total": 0.1}}
+    lines: list[dict[str, Any]] = [
+        {"type": "session", "version": 3, "id": "h" + evil, "timestamp": at(0),
+         "cwd": "/x\x1b]0;pwned\x07" + evil},  # (the title's start: not cut at 80 columns)
+        {"type": "message", "id": "u1", "parentId": None, "timestamp": at(1),
+         "message": {"role": "user", "content": "hi " + evil, "timestamp": 1740823201000}},
+        {"type": "message", "id": "a1" + evil, "parentId": "u1", "timestamp": at(2),
+         "message": {"role": "assistant", "content": [
+             {"type": "text", "text": evil},
+             {"type": "toolCall", "id": "t" + evil, "name": "bash" + evil,
+              "arguments": {"command": evil}}],
+             "provider": evil, "model": evil, "stopReason": "toolUse", "usage": usage}},
+        {"type": "message", "id": "r1", "parentId": "a1" + evil, "timestamp": at(3),
+         "message": {"role": "toolResult", "toolCallId": "t" + evil, "toolName": evil,
+                     "content": [{"type": "text", "text": evil}], "isError": True}},
+        {"type": "message", "id": "u2", "parentId": "u1", "timestamp": at(4),
+         "message": {"role": "user", "content": "a branch " + evil, "timestamp": 1740823204000}},
+        {"type": "label", "id": "l1", "parentId": "u2", "timestamp": at(5), "targetId": "u2",
+         "label": evil},
+        {"type": "label", "id": "l2", "parentId": "l1", "timestamp": at(6),
+         "targetId": "gone" + evil, "label": evil},
+        {"type": "custom", "id": "c1", "parentId": "r1", "timestamp": at(7),
+         "customType": evil, "data": {"x": evil}},
+        {"type": "model_change", "id": "m1", "parentId": "c1", "timestamp": at(8),
+         "provider": evil, "modelId": evil},
+        {"type": "thinking_level_change", "id": "k1", "parentId": "m1", "timestamp": at(9),
+         "thinkingLevel": evil},
+        {"type": "session_info", "id": "n1", "parentId": "k1", "timestamp": at(10), "name": evil},
+        {"type": "message", "id": "o1", "parentId": "nowhere" + evil, "timestamp": at(11),
+         "message": {"role": "user", "content": "orphan", "timestamp": 1740823211000}},
+        {"type": "message", "id": "a2", "parentId": "n1", "timestamp": at(12),
+         "message": {"role": "assistant", "content": [], "stopReason": "error",
+                     "errorMessage": evil, "provider": "p", "model": "m", "usage": usage}},
+    ]  # fmt: skip
+    folder = session_dir_for(cwd, agent)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "2025-03-01T10-00-00-000Z_hostile.jsonl"
+    path.write_bytes(b"\n".join(orjson.dumps(line) for line in lines) + b"\n")
+    os.utime(path, (mtime, mtime))
+    return path
+
+
 def copy_fixture(source: Path, agent: Path, cwd: str) -> Path:
     """A fixture file copied into ``cwd``'s session folder (its header cwd rewritten)."""
     lines = source.read_bytes().split(b"\n")

@@ -27,7 +27,15 @@ from pitui.ui.screens.stats import StatsScreen
 from pitui.ui.widgets.branch_tree import BranchTree
 from pitui.ui.widgets.stats_panel import StatsPanel
 from tests.conftest import fixture_by_scenario
-from tests.ui.picker_kit import Step, copy_fixture, picker, press, ready, wait_for
+from tests.ui.picker_kit import (
+    Step,
+    copy_fixture,
+    picker,
+    press,
+    ready,
+    wait_for,
+    write_hostile_session,
+)
 
 SIZE = (120, 36)
 CWD = "/home/ana/code/webapp"  # fixed: it shows in the header and the session folder name
@@ -185,61 +193,6 @@ def test_a_confirmation_shows_the_controls_it_quotes() -> None:
     assert "\x1b" not in body and "\x07" not in body and "\nand more" in body
 
 
-EVIL = "[/bold][link=https://evil.example]x[/link] \x1b]0;pwned\x07\x1b[2J\u202e"
-
-
-def _every_field_hostile(agent: Path) -> Path:
-    """A session whose every string pi writes (and a few it does not) is markup and escapes:
-    the ids and parents, the folder, the name, labels and their targets, a branch to prune."""
-    import orjson
-
-    from pitui.core.paths import session_dir_for
-
-    def at(n: int) -> str:
-        return f"2025-03-01T10:00:{n:02d}.000Z"
-
-    usage = {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "cost": {"total": 0.1}}
-    lines: list[dict[str, Any]] = [
-        {"type": "session", "version": 3, "id": "h" + EVIL, "timestamp": at(0),
-         "cwd": "/x\x1b]0;pwned\x07" + EVIL},  # (the title's start: not cut at 80 columns)
-        {"type": "message", "id": "u1", "parentId": None, "timestamp": at(1),
-         "message": {"role": "user", "content": "hi " + EVIL, "timestamp": 1740823201000}},
-        {"type": "message", "id": "a1" + EVIL, "parentId": "u1", "timestamp": at(2),
-         "message": {"role": "assistant", "content": [
-             {"type": "text", "text": EVIL},
-             {"type": "toolCall", "id": "t" + EVIL, "name": "bash" + EVIL,
-              "arguments": {"command": EVIL}}],
-             "provider": EVIL, "model": EVIL, "stopReason": "toolUse", "usage": usage}},
-        {"type": "message", "id": "r1", "parentId": "a1" + EVIL, "timestamp": at(3),
-         "message": {"role": "toolResult", "toolCallId": "t" + EVIL, "toolName": EVIL,
-                     "content": [{"type": "text", "text": EVIL}], "isError": True}},
-        {"type": "message", "id": "u2", "parentId": "u1", "timestamp": at(4),
-         "message": {"role": "user", "content": "a branch " + EVIL, "timestamp": 1740823204000}},
-        {"type": "label", "id": "l1", "parentId": "u2", "timestamp": at(5), "targetId": "u2",
-         "label": EVIL},
-        {"type": "label", "id": "l2", "parentId": "l1", "timestamp": at(6),
-         "targetId": "gone" + EVIL, "label": EVIL},
-        {"type": "custom", "id": "c1", "parentId": "r1", "timestamp": at(7),
-         "customType": EVIL, "data": {"x": EVIL}},
-        {"type": "model_change", "id": "m1", "parentId": "c1", "timestamp": at(8),
-         "provider": EVIL, "modelId": EVIL},
-        {"type": "thinking_level_change", "id": "k1", "parentId": "m1", "timestamp": at(9),
-         "thinkingLevel": EVIL},
-        {"type": "session_info", "id": "n1", "parentId": "k1", "timestamp": at(10), "name": EVIL},
-        {"type": "message", "id": "o1", "parentId": "nowhere" + EVIL, "timestamp": at(11),
-         "message": {"role": "user", "content": "orphan", "timestamp": 1740823211000}},
-        {"type": "message", "id": "a2", "parentId": "n1", "timestamp": at(12),
-         "message": {"role": "assistant", "content": [], "stopReason": "error",
-                     "errorMessage": EVIL, "provider": "p", "model": "m", "usage": usage}},
-    ]  # fmt: skip
-    folder = session_dir_for(CWD, agent)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "2025-03-01T10-00-00-000Z_hostile.jsonl"
-    path.write_bytes(b"\n".join(orjson.dumps(line) for line in lines) + b"\n")
-    os.utime(path, (CLOCK - 3600, CLOCK - 3600))
-    return path
-
-
 async def test_every_field_hostile_through_every_screen(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -249,7 +202,7 @@ async def test_every_field_hostile_through_every_screen(
     from textual.app import App
 
     agent = home / ".pi" / "agent"
-    _every_field_hostile(agent)
+    write_hostile_session(agent, CWD, mtime=CLOCK - 3600)
     notices: list[tuple[str, bool]] = []
     notify = App.notify
 

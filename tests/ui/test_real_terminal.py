@@ -14,13 +14,14 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import fixture_by_scenario
 from tests.pty_terminal import Terminal, pitui_env
-from tests.ui.picker_kit import copy_fixture
+from tests.ui.picker_kit import copy_fixture, write_hostile_session
 
 # What the fixture's messages hold (see its README) and pitui itself never sends.
 HOSTILE = [
@@ -99,11 +100,9 @@ def test_pitui_leaves_when_the_terminal_goes_away_with_sighup_ignored(tmp_path: 
 def test_no_escape_sequence_from_any_field_reaches_the_terminal(tmp_path: Path) -> None:
     # the fixture's folder is rewritten (to be listed here): a session's own cwd, with an OSC
     # title in it, retitled the terminal from the session view's header
-    from tests.ui.test_hostile_screens import _every_field_hostile
-
     home = tmp_path / "home"
     agent = home / ".pi" / "agent"
-    _every_field_hostile(agent)
+    write_hostile_session(agent, "/home/ana/webapp", mtime=time.time() - 3600)
     env = pitui_env(home, agent, tmp_path)
     term = Terminal([sys.executable, "-m", "pitui", "--all", "--no-watch"], env, tmp_path)
     try:
