@@ -157,6 +157,7 @@ def _info_for(path: str) -> SessionInfo | None:
 def _select(
     args: argparse.Namespace, everything: list[SessionInfo], store: Store
 ) -> list[Candidate]:
+    from pitui.core.jsregex import regex_budget
     from pitui.core.lookup import find_session
     from pitui.core.search import score
     from pitui.core.store import Store
@@ -185,16 +186,17 @@ def _select(
         query = exact_query(args.match)
         store.load_texts(infos)
     selected: list[Candidate] = []
-    for info in infos:
-        if args.older_than is not None and info.modified >= now_ms - args.older_than * 1000:
-            continue
-        if args.empty and info.text_length > 0:
-            continue
-        if args.max_messages is not None and info.message_count > args.max_messages:
-            continue
-        if query is not None and score(query, info.search_text) is None:
-            continue
-        selected.append(Candidate(info.path, info))
+    with regex_budget():  # (a re: query's matches share a time limit)
+        for info in infos:
+            if args.older_than is not None and info.modified >= now_ms - args.older_than * 1000:
+                continue
+            if args.empty and info.text_length > 0:
+                continue
+            if args.max_messages is not None and info.message_count > args.max_messages:
+                continue
+            if query is not None and score(query, info.search_text) is None:
+                continue
+            selected.append(Candidate(info.path, info))
     return selected
 
 

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from pitui.core import search_texts
 from pitui.core.js import JS_WHITESPACE, JS_WHITESPACE_RUN, js_lower, js_trim, utf16_units
-from pitui.core.jsregex import compile_js_regex, js_regex_find
+from pitui.core.jsregex import compile_js_regex, js_regex_find, regex_budget
 from pitui.core.order import Row, S, flat_row, threaded_rows
 from pitui.core.paths import default_normalize_path
 from pitui.core.search_texts import (
@@ -484,6 +484,31 @@ def display_title(name: str | None, first_message: str) -> str:
 
 
 # Resolving symlinks costs system calls; the picker rebuilds the forest on many key presses.
+def _matching(
+    searched: Iterable[tuple[S, str]],
+    pairs: Sequence[tuple[Callable[[str], float | None], dict[str, float | None]]],
+) -> tuple[list[S], list[float]]:
+    """The items every part matches and their total scores, each part's score of a text taken
+    from its table (or computed and kept there)."""
+    unscored = _UNSCORED
+    matched: list[S] = []
+    scores: list[float] = []
+    for item, text in searched:
+        total = 0.0
+        for scorer, table in pairs:
+            part_score = table.get(text, unscored)
+            if part_score is unscored:
+                part_score = scorer(text)
+                table[text] = part_score
+            if part_score is None:
+                break
+            total += part_score
+        else:
+            matched.append(item)
+            scores.append(total)
+    return matched, scores
+
+
 def filter_and_sort(
     items: Sequence[S],
     query: str,
@@ -516,22 +541,8 @@ def filter_and_sort(
     parts = parsed._parts
     tables = _score_tables(parts)
     pairs = [(part.scorer(), table) for part, table in zip(parts, tables, strict=True)]
-    unscored = _UNSCORED
-    matched: list[S] = []
-    scores: list[float] = []
-    for item, text in searched:
-        total = 0.0
-        for scorer, table in pairs:
-            part_score = table.get(text, unscored)
-            if part_score is unscored:
-                part_score = scorer(text)
-                table[text] = part_score
-            if part_score is None:
-                break
-            total += part_score
-        else:
-            matched.append(item)
-            scores.append(total)
+    with regex_budget():  # (a re: query's matches share a time limit)
+        matched, scores = _matching(searched, pairs)
     if mode != "recent":
         # pi's stable sort by (score, newest first), as two stable sorts on plain float keys
         # (much faster than comparing tuples); equal keys keep input order, as in pi.

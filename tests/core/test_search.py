@@ -807,3 +807,21 @@ def test_a_regex_that_backtracks_for_ever_is_stopped() -> None:
         score("re:(a+)+$", slow)
     assert js_search("(a+)+$", "x" + "a" * 40) == 1  # the same pattern where it is quick
     assert score("re:(a+)+", slow) == 0.0
+
+
+def test_a_whole_search_has_a_time_limit_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    # `.*a.*b.*c.*x` stays under the limit of one text on most texts of a store: 3,000 of them
+    # took minutes; the matches of one search share SEARCH_SECONDS
+    from pitui.core import jsregex
+
+    regex = compile_js_regex("x")
+    assert regex is not None
+    with jsregex.regex_budget(0.0), pytest.raises(RegexTooSlow):
+        js_regex_search(regex, "x")
+    assert js_regex_search(regex, "ax") == 1  # (outside a search: the limit of one text only)
+    items = [sess("a", text="x"), sess("b", text="y")]
+    assert ids(filter_and_sort(items, "re:x", "recent")) == ["a"]
+    monkeypatch.setattr(jsregex, "SEARCH_SECONDS", 0.0)
+    with pytest.raises(RegexTooSlow):
+        filter_and_sort(items, "re:y", "recent")
+    assert ids(filter_and_sort(items, '"y"', "recent")) == ["b"]  # (no regex: no limit)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 
-from pitui.core.jsregex import RegexTooSlow
+from pitui.core.jsregex import RegexTooSlow, regex_budget
 from pitui.core.labels import ListedLabel
 from pitui.core.paths import home, shorten_home
 from pitui.core.search import parse_query, score
@@ -33,7 +33,8 @@ def matching(labels: Sequence[ListedLabel], words: str) -> list[ListedLabel]:
     if query.is_empty:
         return list(labels)
     try:
-        return [row for row in labels if score(query, row.label) is not None]
+        with regex_budget():
+            return [row for row in labels if score(query, row.label) is not None]
     except RegexTooSlow:
         return []  # (a label long enough for the pattern to backtrack on: matches none)
 
