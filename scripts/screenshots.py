@@ -8,6 +8,7 @@ where ``rsvg-convert`` exists. Never edit the pictures by hand: run this.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import subprocess
@@ -26,6 +27,7 @@ BASE_TIME = 1_764_460_800.0  # 2025-11-30T00:00:00Z
 sys.path.insert(0, str(REPO))
 
 from textual.widgets import Input  # noqa: E402
+from textual.worker import WorkerCancelled  # noqa: E402
 
 from pitui.config import Settings  # noqa: E402
 from pitui.core.diff import branch_diff  # noqa: E402
@@ -43,7 +45,9 @@ Steps = Callable[[PituiApp, object], Awaitable[None]]
 async def settle(app: PituiApp, pilot: object, rounds: int = 6) -> None:
     """Let workers finish and the screen repaint (previews load in workers)."""
     for _ in range(rounds):
-        await app.workers.wait_for_complete()
+        # (a worker the app cancelled for a newer one, a preview or a search: wait on)
+        with contextlib.suppress(WorkerCancelled):
+            await app.workers.wait_for_complete()
         await pilot.pause(0.05)  # type: ignore[attr-defined]
 
 
