@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         with progress_line("Loading") as progress:
             texts = args.no_index and bool(args.search)
             sessions = store.load(scope, progress=progress, texts=texts)
-        from pitui.core.jsregex import RegexTooSlow
+        from pitui.core.regex_search import RegexTooSlow
 
         with progress_line("Reading texts") as progress:  # (those a text-less listing left out)
             try:

@@ -157,8 +157,8 @@ def _info_for(path: str) -> SessionInfo | None:
 def _select(
     args: argparse.Namespace, everything: list[SessionInfo], store: Store
 ) -> list[Candidate]:
-    from pitui.core.jsregex import regex_budget
     from pitui.core.lookup import find_session
+    from pitui.core.regex_search import regex_budget
     from pitui.core.search import score
     from pitui.core.store import Store
 
@@ -274,7 +274,7 @@ def _confirm(count: int) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     from pitui.core import actions
-    from pitui.core.jsregex import RegexTooSlow
+    from pitui.core.regex_search import RegexTooSlow
     from pitui.core.store import Store
 
     _validate(args)

@@ -1,13 +1,10 @@
-"""JavaScript regular expressions (``new RegExp(pattern, "i")``, no ``u`` flag) run in Python.
+"""JavaScript regular expressions (``new RegExp(pattern, "i")``, no ``u`` flag) translated for
+Python.
 
 pi's picker search takes ``re:PATTERN`` queries (ui-behaviour §2.4); :func:`compile_js_regex`
-translates such a pattern, :func:`js_regex_search` runs it on a text the way V8 would.
-
-The translation is run by the ``regex`` package (in its ``re``-compatible VERSION0), not by
-``re``: a backtracking pattern such as ``(a+)+$`` on a long message takes exponential time in
-either (and in V8: pi hangs on it), but ``regex`` can stop a match after a time
-(:data:`MATCH_SECONDS`, then :class:`RegexTooSlow`) and lets other threads run meanwhile; ``re``
-holds the interpreter until it is done, which froze the picker for good.
+translates such a pattern and compiles it with the ``regex`` package (in its ``re``-compatible
+VERSION0), to be run on :func:`js_regex_subject` of a text by
+:mod:`pitui.core.regex_search`, which bounds the time a match may take.
 """
 
 from __future__ import annotations
@@ -15,10 +12,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -27,44 +21,7 @@ from pitui.core.js import JS_WHITESPACE, js_upper_char, utf16_units
 if TYPE_CHECKING:
     import regex
 
-__all__ = [
-    "MATCH_SECONDS", "SEARCH_SECONDS", "RegexTooSlow", "compile_js_regex", "js_regex_find",
-    "js_regex_search", "js_regex_subject", "regex_budget",
-]  # fmt: skip
-
-# How long one match may take before the pattern is given up as too slow (a pattern people type
-# finds its match in a megabyte of text in milliseconds), and a whole search over many texts
-# (:func:`regex_budget`): `.*a.*b.*c.*x` stays under the first on most texts of a store, and
-# matched text by text over store3k's 3,000 it ran for over a minute.
-MATCH_SECONDS: Final = 0.5
-SEARCH_SECONDS: Final = 3.0
-
-# When the search under way must end (monotonic time), or None outside one (per thread).
-_search_ends: ContextVar[float | None] = ContextVar("pitui_regex_search_ends", default=None)
-
-
-@contextmanager
-def regex_budget(seconds: float | None = None) -> Iterator[None]:
-    """Every :func:`js_regex_find` inside (in this thread) shares ``seconds`` (default
-    :data:`SEARCH_SECONDS`); then :class:`RegexTooSlow`."""
-    token = _search_ends.set(time.monotonic() + (SEARCH_SECONDS if seconds is None else seconds))
-    try:
-        yield
-    finally:
-        _search_ends.reset(token)
-
-
-class RegexTooSlow(Exception):
-    """A ``re:`` pattern took longer than :data:`MATCH_SECONDS` on one text (it backtracks
-    exponentially there): the search stops and says so instead of hanging."""
-
-    def __init__(self) -> None:
-        super().__init__(
-            f"This re: pattern takes too long (over {MATCH_SECONDS:g} s on one text or "
-            f"{SEARCH_SECONDS:g} s in all: it backtracks, as a repeated group such as (a+)+ or "
-            "a chain of .* does); the search was stopped"
-        )
-
+__all__ = ["compile_js_regex", "js_regex_subject"]
 
 # ---------------------------------------------------------------------------------------------
 # JavaScript regular expressions (new RegExp(pattern, "i"), no "u" flag) → Python re
@@ -702,7 +659,8 @@ def compile_js_regex(pattern: str) -> regex.Pattern[str] | None:
     """``new RegExp(pattern, "i")`` as a Python pattern, or None when JavaScript rejects it.
 
     The result must be run on :func:`js_regex_subject` of a text (not on the text itself);
-    positions there are JavaScript indices. :func:`js_regex_search` does both. The comment above
+    positions there are JavaScript indices (:func:`pitui.core.regex_search.js_regex_search` does
+    both). The comment above
     ``_MAX_UNIT`` lists the rare differences from JavaScript that are left out.
     """
     import regex  # (only for a re: query: its import is a tenth of pitui list's start)
@@ -718,27 +676,3 @@ def compile_js_regex(pattern: str) -> regex.Pattern[str] | None:
 def js_regex_subject(text: str) -> str:
     """The form of ``text`` that :func:`compile_js_regex` patterns run on (same UTF-16 length)."""
     return _canonical_units(utf16_units(text))
-
-
-def js_regex_find(compiled: regex.Pattern[str], subject: str) -> int:
-    """The index of the first match of ``compiled`` in ``subject`` (a :func:`js_regex_subject`),
-    or -1; raises :class:`RegexTooSlow` when the match takes over :data:`MATCH_SECONDS`, or
-    goes past the end of the :func:`regex_budget` it runs in (the interpreter is released
-    meanwhile: a search in a worker leaves the app running)."""
-    limit = MATCH_SECONDS
-    ends = _search_ends.get()
-    if ends is not None:
-        limit = min(limit, ends - time.monotonic())
-        if limit <= 0:
-            raise RegexTooSlow
-    try:
-        match = compiled.search(subject, timeout=limit, concurrent=True)
-    except TimeoutError:
-        raise RegexTooSlow from None
-    return -1 if match is None else match.start()
-
-
-def js_regex_search(compiled: regex.Pattern[str], text: str) -> int:
-    """JavaScript's ``text.search(regex)`` for a :func:`compile_js_regex` result: index or -1
-    (:class:`RegexTooSlow` as :func:`js_regex_find`)."""
-    return js_regex_find(compiled, js_regex_subject(text))

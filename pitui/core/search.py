@@ -11,7 +11,7 @@ JavaScript string does:
   ``String.prototype.trim`` and "lower case" is ``String.prototype.toLowerCase``
   (:func:`pitui.core.js.js_lower`);
 * ``re:`` patterns are JavaScript regular expressions (``new RegExp(p, "i")``, no ``u`` flag),
-  translated to Python's ``re`` by :mod:`pitui.core.jsregex`;
+  translated by :mod:`pitui.core.jsregex` and run by :mod:`pitui.core.regex_search` (time-limited);
 * scores are IEEE doubles computed with the same operations in the same order as pi, so ties and
   near-ties order the same way.
 
@@ -40,9 +40,10 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from pitui.core import search_texts
 from pitui.core.js import JS_WHITESPACE, JS_WHITESPACE_RUN, js_lower, js_trim, utf16_units
-from pitui.core.jsregex import compile_js_regex, js_regex_find, regex_budget
+from pitui.core.jsregex import compile_js_regex
 from pitui.core.order import Row, S, flat_row, threaded_rows
 from pitui.core.paths import default_normalize_path
+from pitui.core.regex_search import js_regex_find, regex_budget
 from pitui.core.search_texts import (
     Prepared,
     normalize_phrase,

@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pitui.core.js import JS_WHITESPACE, js_lower, js_trim, utf16_len, utf16_units
-from pitui.core.jsregex import RegexTooSlow, compile_js_regex, js_regex_search
+from pitui.core.jsregex import compile_js_regex
+from pitui.core.regex_search import RegexTooSlow, js_regex_search
 from pitui.core.search import (
     Row,
     SortMode,
@@ -812,16 +813,16 @@ def test_a_regex_that_backtracks_for_ever_is_stopped() -> None:
 def test_a_whole_search_has_a_time_limit_too(monkeypatch: pytest.MonkeyPatch) -> None:
     # `.*a.*b.*c.*x` stays under the limit of one text on most texts of a store: 3,000 of them
     # took minutes; the matches of one search share SEARCH_SECONDS
-    from pitui.core import jsregex
+    from pitui.core import regex_search
 
     regex = compile_js_regex("x")
     assert regex is not None
-    with jsregex.regex_budget(0.0), pytest.raises(RegexTooSlow):
+    with regex_search.regex_budget(0.0), pytest.raises(RegexTooSlow):
         js_regex_search(regex, "x")
     assert js_regex_search(regex, "ax") == 1  # (outside a search: the limit of one text only)
     items = [sess("a", text="x"), sess("b", text="y")]
     assert ids(filter_and_sort(items, "re:x", "recent")) == ["a"]
-    monkeypatch.setattr(jsregex, "SEARCH_SECONDS", 0.0)
+    monkeypatch.setattr(regex_search, "SEARCH_SECONDS", 0.0)
     with pytest.raises(RegexTooSlow):
         filter_and_sort(items, "re:y", "recent")
     assert ids(filter_and_sort(items, '"y"', "recent")) == ["b"]  # (no regex: no limit)

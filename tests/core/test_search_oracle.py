@@ -21,7 +21,8 @@ from typing import Any
 import pytest
 
 from pitui.core.js import js_lower
-from pitui.core.jsregex import compile_js_regex, js_regex_search
+from pitui.core.jsregex import compile_js_regex
+from pitui.core.regex_search import js_regex_search
 from pitui.core.search import (
     SortMode,
     filter_and_sort,

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 
-from pitui.core.jsregex import RegexTooSlow, regex_budget
 from pitui.core.labels import ListedLabel
 from pitui.core.paths import home, shorten_home
+from pitui.core.regex_search import RegexTooSlow, regex_budget
 from pitui.core.search import parse_query, score
 from pitui.ui.catalog import Catalog, FullTextHit, PickerItem, Scope
 from pitui.ui.messages import LabelsListed

@@ -14,9 +14,9 @@ from typing import Any
 from textual.message import Message
 
 from pitui.core.js import js_trim
-from pitui.core.jsregex import RegexTooSlow
 from pitui.core.paths import shorten_home
 from pitui.core.pins import pinned_first
+from pitui.core.regex_search import RegexTooSlow
 from pitui.core.search import Row, has_name, prepare_phrase_texts
 from pitui.render.safe_text import one_line
 from pitui.ui.catalog import Catalog, FullTextHit, PickerItem, Scope, sort_items
