@@ -484,7 +484,6 @@ def display_title(name: str | None, first_message: str) -> str:
     return js_trim(_CONTROL_CHARS.sub(" ", text))
 
 
-# Resolving symlinks costs system calls; the picker rebuilds the forest on many key presses.
 def _matching(
     searched: Iterable[tuple[S, str]],
     pairs: Sequence[tuple[Callable[[str], float | None], dict[str, float | None]]],
@@ -510,6 +509,7 @@ def _matching(
     return matched, scores
 
 
+# Resolving symlinks costs system calls; the picker rebuilds the forest on many key presses.
 def filter_and_sort(
     items: Sequence[S],
     query: str,
